@@ -1,0 +1,33 @@
+import { DomainError, forbidden } from "../errors.ts";
+
+export const SCOPES = [
+  "applications:read",
+  "applications:write",
+  "scans:read",
+  "scans:write",
+  "vulnerabilities:read",
+  "policies:read",
+  "policies:write",
+  "webhooks:read",
+  "webhooks:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ADMIN_SCOPE = "admin";
+
+/** Who is calling: the token's subject and the scopes it grants. */
+export interface Actor {
+  sub: string;
+  scopes: ReadonlySet<string>;
+  /** Token expiry, seconds since the epoch (long-lived connections close when it passes). */
+  exp: number;
+}
+
+export const hasScope = (actor: Actor, scope: Scope): boolean =>
+  actor.scopes.has(ADMIN_SCOPE) || actor.scopes.has(scope);
+
+/** The one authorization check every service calls first, whatever door the call came through. */
+export function requireScope(actor: Actor | undefined, scope: Scope): Actor {
+  if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
+  if (!hasScope(actor, scope)) throw forbidden(scope);
+  return actor;
+}

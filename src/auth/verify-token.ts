@@ -1,0 +1,64 @@
+// Bearer token verification with jose (CONTRACT §1): an algorithm allow-list, exp required,
+// nbf honoured with 30 s skew, iss/aud checked when configured.
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { Actor } from "./scopes.ts";
+
+export interface AuthSettings {
+  jwtSecret?: string;
+  jwksUrl?: string;
+  issuer?: string;
+  audience?: string;
+}
+
+export class InvalidTokenError extends Error {
+  /** "missing": no credentials at all (WWW-Authenticate without an error code, RFC 6750 §3.1). */
+  constructor(readonly reason: "missing" | "invalid_token", message: string) {
+    super(message);
+  }
+}
+
+const ASYMMETRIC = ["RS256", "ES256", "EdDSA"];
+
+export type TokenVerifier = (authorizationHeader: string | undefined) => Promise<Actor>;
+
+export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
+  const secret = settings.jwtSecret ? new TextEncoder().encode(settings.jwtSecret) : undefined;
+  const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
+  const algorithms = [...(secret ? ["HS256"] : []), ...(jwks ? ASYMMETRIC : [])];
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    if (header.alg === "HS256" && secret) return secret;
+    if (jwks) return jwks(header, token);
+    throw new Error("no key for this algorithm");
+  };
+
+  return async (header) => {
+    if (!header) throw new InvalidTokenError("missing", "Missing bearer token");
+    const match = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*) *$/i.exec(header);
+    if (!match) throw new InvalidTokenError("invalid_token", "Malformed Authorization header");
+    try {
+      const { payload } = await jwtVerify(match[1]!, getKey, {
+        algorithms,
+        clockTolerance: 30,
+        requiredClaims: ["exp"],
+        issuer: settings.issuer,
+        audience: settings.audience,
+      });
+      if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");
+      return { sub: payload.sub, scopes: scopesOf(payload), exp: payload.exp! };
+    } catch {
+      // jose's reason (expired, bad signature, ...) is not echoed: it helps attackers more than callers.
+      throw new InvalidTokenError("invalid_token", "The access token is invalid or expired");
+    }
+  };
+}
+
+function scopesOf(payload: Record<string, unknown>): Set<string> {
+  const scopes = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === "string") v.split(" ").filter(Boolean).forEach((s) => scopes.add(s));
+    else if (Array.isArray(v)) v.filter((s) => typeof s === "string").forEach((s) => scopes.add(s));
+  };
+  add(payload.scope);
+  add(payload.scp);
+  return scopes;
+}

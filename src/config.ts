@@ -1,0 +1,52 @@
+// The only reader of process.env: every setting is validated once at start-up, typed and frozen.
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1");
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  AUTH_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  AUTH_JWKS_URL: httpUrl.optional(),
+  AUTH_ISSUER: z.string().min(1).optional(),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
+  SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
+  WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: int(1).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: int(1).default(24 * 3_600_000),
+  RATE_LIMIT_PER_MINUTE: int(1).default(6000),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = Readonly<z.infer<typeof envSchema>>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "not set", as shells and .env files commonly produce.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const config = parsed.data;
+  if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) {
+    throw new ConfigError("Invalid configuration:\n  AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production");
+  }
+  return Object.freeze(config);
+}

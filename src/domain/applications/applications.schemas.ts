@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { httpUrlField, nameField } from "../validation.ts";
+
+export const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
+
+const tagsField = z
+  .array(z.string().min(1, "Must not be empty").max(100, "Must be at most 100 characters"))
+  .transform((tags) => [...new Set(tags)])
+  .refine((tags) => tags.length <= 50, "At most 50 distinct tags");
+
+const fields = {
+  name: nameField,
+  description: z.string().max(10_000, "Must be at most 10000 characters").nullable(),
+  // null resets a defaulted field to its default.
+  criticality: z.enum(CRITICALITIES).nullable(),
+  owner: z.string().max(200, "Must be at most 200 characters").nullable(),
+  repoUrl: httpUrlField.nullable(),
+  serviceUrl: httpUrlField.nullable(),
+  language: z.string().max(200, "Must be at most 200 characters").nullable(),
+  tags: tagsField.nullable(),
+};
+
+export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
+
+export const createApplicationSchema = z.strictObject({
+  ...fields,
+  description: fields.description.optional(),
+  criticality: fields.criticality.optional(),
+  owner: fields.owner.optional(),
+  repoUrl: fields.repoUrl.optional(),
+  serviceUrl: fields.serviceUrl.optional(),
+  language: fields.language.optional(),
+  tags: fields.tags.optional(),
+});
+export type CreateApplicationInput = z.infer<typeof createApplicationSchema>;
+
+export const updateApplicationSchema = createApplicationSchema.partial();
+export type UpdateApplicationInput = z.infer<typeof updateApplicationSchema>;
+
+export interface ApplicationFilter {
+  owner?: string;
+  criticality?: string;
+  /** Applications carrying every one of these tags. */
+  tags?: string[];
+}

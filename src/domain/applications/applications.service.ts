@@ -1,0 +1,117 @@
+import { requireScope } from "../../auth/scopes.ts";
+import { isUniqueViolation } from "../../db/client.ts";
+import { conflict, notFound } from "../../errors.ts";
+import type { Application, Prisma } from "../../generated/prisma/client.ts";
+import { isId, newId } from "../../ids.ts";
+import type { ServiceContext } from "../context.ts";
+import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { bodyObject, parseInput } from "../validation.ts";
+import {
+  CRITICALITIES,
+  READ_ONLY_FIELDS,
+  createApplicationSchema,
+  updateApplicationSchema,
+  type ApplicationFilter,
+  type UpdateApplicationInput,
+} from "./applications.schemas.ts";
+
+const duplicateName = (name: string) => conflict(`An application named '${name}' already exists`);
+
+export function applicationWhere(filter: ApplicationFilter): Prisma.ApplicationWhereInput | null {
+  // Any criticality string is accepted; one outside the enum simply matches nothing.
+  if (filter.criticality !== undefined && !(CRITICALITIES as readonly string[]).includes(filter.criticality)) {
+    return null;
+  }
+  return {
+    ...(filter.owner !== undefined && { owner: filter.owner }),
+    ...(filter.criticality !== undefined && { criticality: filter.criticality as Application["criticality"] }),
+    ...(filter.tags?.length && { tags: { hasEvery: filter.tags } }),
+  };
+}
+
+export async function listApplications(
+  ctx: ServiceContext,
+  filter: ApplicationFilter,
+  page: PageRequest,
+): Promise<Page<Application>> {
+  requireScope(ctx.actor, "applications:read");
+  const where = applicationWhere(filter);
+  if (!where) return { items: [], nextCursor: null };
+  return findPage(page, (args) => ctx.db.application.findMany({ ...args, where: { AND: [where, args.where] } }));
+}
+
+export async function getApplication(ctx: ServiceContext, id: string): Promise<Application> {
+  requireScope(ctx.actor, "applications:read");
+  const app = isId(id) ? await ctx.db.application.findUnique({ where: { id } }) : null;
+  if (!app) throw notFound("Application");
+  return app;
+}
+
+export async function createApplication(ctx: ServiceContext, body: unknown): Promise<Application> {
+  requireScope(ctx.actor, "applications:write");
+  const input = parseInput(createApplicationSchema, bodyObject(body, READ_ONLY_FIELDS));
+  const now = new Date();
+  try {
+    return await ctx.db.application.create({
+      data: {
+        id: newId(),
+        name: input.name,
+        description: input.description ?? null,
+        criticality: input.criticality ?? "medium",
+        owner: input.owner ?? null,
+        repoUrl: input.repoUrl ?? null,
+        serviceUrl: input.serviceUrl ?? null,
+        language: input.language ?? null,
+        tags: input.tags ?? [],
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateName(input.name);
+    throw err;
+  }
+}
+
+function updateData(input: UpdateApplicationInput): Prisma.ApplicationUpdateInput {
+  const data: Prisma.ApplicationUpdateInput = {};
+  if (input.name !== undefined) data.name = input.name;
+  if (input.description !== undefined) data.description = input.description;
+  if (input.criticality !== undefined) data.criticality = input.criticality ?? "medium";
+  if (input.owner !== undefined) data.owner = input.owner;
+  if (input.repoUrl !== undefined) data.repoUrl = input.repoUrl;
+  if (input.serviceUrl !== undefined) data.serviceUrl = input.serviceUrl;
+  if (input.language !== undefined) data.language = input.language;
+  if (input.tags !== undefined) data.tags = input.tags ?? [];
+  return data;
+}
+
+export async function updateApplication(ctx: ServiceContext, id: string, body: unknown): Promise<Application> {
+  requireScope(ctx.actor, "applications:write");
+  const input = parseInput(updateApplicationSchema, bodyObject(body, READ_ONLY_FIELDS));
+  if (!isId(id)) throw notFound("Application");
+  try {
+    const [updated] = await ctx.db.application.updateManyAndReturn({
+      where: { id },
+      data: { ...updateData(input), updatedAt: new Date() },
+    });
+    if (!updated) throw notFound("Application");
+    return updated;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateName(input.name!);
+    throw err;
+  }
+}
+
+/** Deletes the application with its scans and vulnerabilities, and drops it from policy targets. */
+export async function deleteApplication(ctx: ServiceContext, id: string): Promise<void> {
+  requireScope(ctx.actor, "applications:write");
+  if (!isId(id)) throw notFound("Application");
+  await ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.application.deleteMany({ where: { id } });
+    if (count === 0) throw notFound("Application");
+    await tx.$executeRaw`
+      UPDATE policies SET application_ids = array_remove(application_ids, ${id}::uuid), updated_at = now()
+       WHERE ${id}::uuid = ANY(application_ids)`;
+  });
+}

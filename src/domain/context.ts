@@ -1,0 +1,16 @@
+import type { Actor } from "../auth/scopes.ts";
+import type { Db } from "../db/client.ts";
+import type { Logger } from "../log.ts";
+
+/** Settings the domain rules depend on (a subset of Config, so services stay testable). */
+export interface DomainSettings {
+  allowPrivateWebhookTargets: boolean;
+}
+
+/** What every service call receives, whichever door (REST, GraphQL) it came through. */
+export interface ServiceContext {
+  db: Db;
+  actor: Actor | undefined;
+  log: Logger;
+  settings: DomainSettings;
+}

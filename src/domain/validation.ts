@@ -1,0 +1,56 @@
+// Shared input handling for every service: one place turns zod issues into field errors.
+import { z } from "zod";
+import { invalid, type FieldError } from "../errors.ts";
+
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => {
+    if (typeof key === "number") return `${acc}[${key}]`;
+    return acc ? `${acc}.${String(key)}` : String(key);
+  }, "");
+}
+
+export function toFieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: fieldPath(issue.path),
+    message: issue.code === "unrecognized_keys" ? `Unknown field(s): ${issue.keys.join(", ")}` : issue.message,
+  }));
+}
+
+/** Parses input against a schema or throws a validation DomainError listing every problem. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = "Request body"): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalid(`${what} is invalid`, toFieldErrors(result.error));
+  return result.data;
+}
+
+/** A body must be a JSON object; read-only fields are dropped so a GET result can be PUT back. */
+export function bodyObject(input: unknown, readOnly: readonly string[]): Record<string, unknown> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw invalid("Request body must be a JSON object", [{ path: "", message: "Expected a JSON object" }]);
+  }
+  const copy: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const key of readOnly) delete copy[key];
+  return copy;
+}
+
+// Field rules shared by several resources (CONTRACT §3).
+export const nameField = z
+  .string()
+  .min(1, "Must not be empty")
+  .max(200, "Must be at most 200 characters")
+  .refine((s) => s.trim().length > 0, "Must not be blank");
+
+export const httpUrlField = z
+  .string()
+  .max(2048, "Must be at most 2048 characters")
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "Must be an absolute http(s) URL");
+
+export const severityField = z.enum(["low", "medium", "high", "critical"]);
+export type Severity = z.infer<typeof severityField>;

@@ -1,0 +1,73 @@
+// Every event the service emits. The same name is the webhook eventType, the outbox row's type
+// and the GraphQL subscription topic.
+
+export const EVENT_TYPES = [
+  "scan.started",
+  "scan.completed",
+  "scan.failed",
+  "vulnerability.created",
+  "vulnerability.resolved",
+  "policy.violated",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (v: string): v is EventType => (EVENT_TYPES as readonly string[]).includes(v);
+
+/** Read scope a consumer needs to receive an event type (GraphQL subscriptions check it). */
+export const EVENT_READ_SCOPE = {
+  "scan.started": "scans:read",
+  "scan.completed": "scans:read",
+  "scan.failed": "scans:read",
+  "vulnerability.created": "vulnerabilities:read",
+  "vulnerability.resolved": "vulnerabilities:read",
+  "policy.violated": "policies:read",
+} as const satisfies Record<EventType, string>;
+
+export interface ScanEventData {
+  id: string;
+  applicationId: string;
+  scanType: string;
+  status: string;
+  triggeredBy: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  summary: { totalFindings: number; critical: number; high: number; medium: number; low: number } | null;
+}
+
+export interface VulnerabilityCreatedData {
+  id: string;
+  severity: string;
+  applicationId: string;
+  title: string;
+  createdAt: string;
+}
+
+export interface VulnerabilityResolvedData extends VulnerabilityCreatedData {
+  status: string;
+}
+
+export interface PolicyViolatedData {
+  policyId: string;
+  policyName: string;
+  action: string;
+  applicationId: string;
+  scanId: string;
+  vulnerabilityIds: string[];
+}
+
+export interface EventData {
+  "scan.started": ScanEventData;
+  "scan.completed": ScanEventData;
+  "scan.failed": ScanEventData;
+  "vulnerability.created": VulnerabilityCreatedData;
+  "vulnerability.resolved": VulnerabilityResolvedData;
+  "policy.violated": PolicyViolatedData;
+}
+
+/** The envelope consumers see (webhook body minus signature; GraphQL `events` items). */
+export interface EventEnvelope<T extends EventType = EventType> {
+  eventId: string;
+  eventType: T;
+  timestamp: string;
+  data: EventData[T];
+}
