@@ -1,0 +1,15 @@
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: "node",
+  extensionsToTreatAsEsm: [".ts"],
+  transform: {
+    "^.+\\.ts$": [
+      "@swc/jest",
+      { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "es6" } },
+    ],
+  },
+  testMatch: ["<rootDir>/test/**/*.test.ts"],
+  globalSetup: "<rootDir>/test/helpers/global-setup.ts",
+  globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
+  testTimeout: 30000,
+};
