@@ -1,0 +1,104 @@
+// Composition root: builds every part of the service and starts nothing (main.ts and the tests
+// decide what runs). One instance = one Koa app, one Prisma client, the background workers.
+import http from "node:http";
+import type Koa from "koa";
+import { createTokenVerifier } from "./auth/verify-token.ts";
+import type { Config } from "./config.ts";
+import { openDatabase, type Database } from "./db/client.ts";
+import { readMigrations } from "./db/migrate.ts";
+import type { DomainSettings, ServiceContext } from "./domain/context.ts";
+import { createHttpApp } from "./http/http-app.ts";
+import { buildOpenApi } from "./http/openapi.ts";
+import type { RouteDefinition } from "./http/route.ts";
+import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { systemRoutes } from "./http/routes/system.routes.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+
+export const SERVICE_VERSION = "0.1.0";
+
+/** Something that works in the background (scan runner, delivery dispatcher). */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): void;
+  /** Stops taking work and releases what it holds. */
+  stop(): Promise<void>;
+}
+
+export interface AppOptions {
+  config: Config;
+  databaseUrl: string;
+  /** HS256 secret in force (the configured one or the zero-setup development one). */
+  jwtSecret?: string;
+  log?: Logger;
+}
+
+export interface App {
+  config: Config;
+  log: Logger;
+  db: Database;
+  metrics: Metrics;
+  koa: Koa;
+  server: http.Server;
+  routes: readonly RouteDefinition[];
+  workers: BackgroundWorker[];
+  /** A service context for code that runs outside a request (workers, scripts). */
+  systemContext(): ServiceContext;
+  close(): Promise<void>;
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const log = options.log ?? createLogger(config.LOG_LEVEL);
+  const db = openDatabase(options.databaseUrl);
+  const metrics = createMetrics();
+  const migrations = await readMigrations();
+  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+
+  const verifyToken = createTokenVerifier({
+    jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
+    jwksUrl: config.AUTH_JWKS_URL,
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+  });
+
+  const apiRoutes: RouteDefinition[] = [...applicationRoutes];
+  const openApi = buildOpenApi(apiRoutes, { version: SERVICE_VERSION });
+  const routes = [
+    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
+    ...apiRoutes,
+  ];
+
+  const { koa } = createHttpApp({
+    log,
+    metrics,
+    verifyToken,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    routes,
+    serviceContext: (ctx) => ({ db: db.prisma, actor: ctx.state.actor, log: ctx.state.log, settings }),
+  });
+  const server = http.createServer(koa.callback());
+  const workers: BackgroundWorker[] = [];
+
+  return {
+    config,
+    log,
+    db,
+    metrics,
+    koa,
+    server,
+    routes,
+    workers,
+    systemContext: () => ({ db: db.prisma, actor: undefined, log, settings }),
+    async close() {
+      await Promise.all(workers.map((w) => w.stop()));
+      if (server.listening) {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+      }
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// The Koa application: middleware order matters. Request context and error mapping wrap
+// everything; the token is verified before the rate limiter (which counts per `sub`); routes then
+// demand authentication before they read a body or look anything up.
+import Router from "@koa/router";
+import Koa from "koa";
+import type { TokenVerifier } from "../auth/verify-token.ts";
+import type { ServiceContext } from "../domain/context.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import { authenticate } from "./middleware/authenticate.ts";
+import { errorHandler, sendProblem } from "./middleware/errors.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { problem } from "./problem.ts";
+import { mountRoutes, type RouteDefinition } from "./route.ts";
+
+export interface HttpAppDeps {
+  log: Logger;
+  metrics: Metrics;
+  verifyToken: TokenVerifier;
+  rateLimitPerMinute: number;
+  routes: readonly RouteDefinition[];
+  serviceContext: (ctx: Koa.Context) => ServiceContext;
+  /** Extra middleware mounted before the REST router (the GraphQL endpoint). */
+  before?: Koa.Middleware[];
+}
+
+export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
+  const koa = new Koa();
+  koa.silent = true;
+  const router = new Router();
+  mountRoutes(router, deps.routes, deps.serviceContext);
+
+  koa.use(requestContext(deps.log, deps.metrics));
+  koa.use(errorHandler());
+  koa.use(authenticate(deps.verifyToken));
+  koa.use(rateLimit(deps.rateLimitPerMinute));
+  for (const mw of deps.before ?? []) koa.use(mw);
+  koa.use(unmatchedAsProblem());
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+  return { koa, router };
+}
+
+/** Unknown routes (404) and known paths with a wrong method (405, Allow set by the router). */
+function unmatchedAsProblem(): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status === 405 || ctx.status === 501) {
+      sendProblem(ctx, problem("method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}`));
+    } else if (ctx.status === 404 && ctx.body == null) {
+      sendProblem(ctx, problem("not_found", `No route for ${ctx.method} ${ctx.path}`));
+    }
+  };
+}

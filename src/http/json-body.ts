@@ -1,0 +1,38 @@
+// Reads a JSON request body with the limits of CONTRACT §2: 413 over 1 MiB (exactly 1 MiB is
+// fine), 415 for a body that is not JSON, 400 for malformed JSON.
+import type Koa from "koa";
+import getRawBody from "raw-body";
+import { httpProblem } from "./problem.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function hasBody(ctx: Koa.Context): boolean {
+  const length = ctx.get("Content-Length");
+  return ctx.get("Transfer-Encoding") !== "" || (length !== "" && length !== "0");
+}
+
+/** The parsed body, or undefined when the request has none (services then report what is missing). */
+export async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  if (!ctx.is("application/json", "application/*+json")) {
+    throw httpProblem("unsupported_media_type", "Request bodies must be application/json");
+  }
+  const charset = ctx.request.charset;
+  if (charset && charset.toLowerCase() !== "utf-8" && charset.toLowerCase() !== "utf8") {
+    throw httpProblem("unsupported_media_type", "Request bodies must be UTF-8 encoded");
+  }
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8", length: ctx.get("Content-Length") || undefined });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === "entity.too.large") throw httpProblem("payload_too_large", "Request body exceeds 1 MiB");
+    if (type === "request.size.invalid") throw httpProblem("malformed_json", "Request body length does not match Content-Length");
+    throw httpProblem("malformed_json", "Request body could not be read");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw httpProblem("malformed_json", "Request body is not valid JSON");
+  }
+}

@@ -1,0 +1,55 @@
+// Turns every failure into problem+json. Domain errors map by kind; anything unexpected is logged
+// with the request id and answered 500 with no internals.
+import type Koa from "koa";
+import { InvalidTokenError } from "../../auth/verify-token.ts";
+import { DomainError, type ErrorKind } from "../../errors.ts";
+import { HttpProblem, problem, PROBLEM_CONTENT_TYPE, type Problem, type ProblemCode } from "../problem.ts";
+
+const CODE_OF_KIND: Record<ErrorKind, ProblemCode> = {
+  invalid: "validation_failed",
+  unauthenticated: "unauthorized",
+  forbidden: "forbidden",
+  not_found: "not_found",
+  conflict: "conflict",
+};
+
+export function wwwAuthenticate(err: InvalidTokenError | DomainError): string {
+  if (err instanceof InvalidTokenError) {
+    return err.reason === "missing" ? "Bearer" : 'Bearer error="invalid_token"';
+  }
+  if (err.kind === "forbidden") return `Bearer error="insufficient_scope", scope="${err.details.scope ?? ""}"`;
+  return "Bearer";
+}
+
+function toProblem(err: unknown): { body: Problem; headers: Record<string, string> } | null {
+  if (err instanceof HttpProblem) return { body: err.problem, headers: err.headers };
+  if (err instanceof InvalidTokenError) {
+    return { body: problem("unauthorized", err.message), headers: { "WWW-Authenticate": wwwAuthenticate(err) } };
+  }
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> =
+      err.kind === "forbidden" || err.kind === "unauthenticated" ? { "WWW-Authenticate": wwwAuthenticate(err) } : {};
+    return { body: problem(CODE_OF_KIND[err.kind], err.message, err.details.errors), headers };
+  }
+  return null;
+}
+
+export function sendProblem(ctx: Koa.Context, body: Problem, headers: Record<string, string> = {}) {
+  ctx.status = body.status;
+  ctx.set(headers);
+  ctx.type = PROBLEM_CONTENT_TYPE;
+  ctx.body = body;
+}
+
+export function errorHandler(): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const known = toProblem(err);
+      if (known) return sendProblem(ctx, known.body, known.headers);
+      ctx.state.log?.error({ err }, "unhandled error");
+      sendProblem(ctx, problem("internal", "An unexpected error occurred; quote the request id when reporting it"));
+    }
+  };
+}

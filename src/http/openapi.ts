@@ -1,0 +1,130 @@
+// OpenAPI 3.1 document derived from the route definitions (JSON Schema 2020-12 from zod).
+import { z } from "zod";
+import type { RouteDefinition } from "./route.ts";
+
+const STANDARD_ERRORS = [401, 403, 429, 500];
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Validation failed or malformed JSON",
+  401: "Missing or invalid bearer token",
+  403: "The token lacks the required scope",
+  404: "Not found",
+  405: "Method not allowed",
+  409: "Conflict",
+  413: "Body over 1 MiB",
+  415: "Body is not JSON",
+  429: "Rate limit exceeded (see Retry-After)",
+  500: "Internal error",
+  503: "Not ready",
+};
+
+const HEADER_DESCRIPTIONS: Record<string, string> = {
+  Location: "URL of the created resource",
+  Link: 'URL of the next page, rel="next", present when more results remain',
+};
+
+const problemSchema = {
+  type: "object",
+  required: ["type", "title", "status", "detail", "code"],
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    code: {
+      type: "string",
+      enum: [
+        "validation_failed", "malformed_json", "unauthorized", "forbidden", "not_found", "conflict",
+        "method_not_allowed", "payload_too_large", "unsupported_media_type", "rate_limited", "internal",
+      ],
+    },
+    errors: {
+      type: "array",
+      items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+    },
+  },
+};
+
+type JsonSchema = Record<string, unknown>;
+
+export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string }) {
+  const components: Record<string, JsonSchema> = { Problem: problemSchema };
+  // Named schemas (zod .meta({ id })) become components; everything else is inlined.
+  const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+    const generated = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
+    const relinked = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'));
+    const { $defs, $schema: _, ...rest } = relinked as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    Object.assign(components, $defs);
+    return rest;
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1], in: "path", required: true, schema: { type: "string" },
+    }));
+    const queryParams = Object.entries(r.query?.shape ?? {}).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: !(schema as z.ZodType).safeParse(undefined).success,
+      description: (schema as z.ZodType).description,
+      schema: toSchema(schema as z.ZodType, "input"),
+    }));
+    const responses: Record<string, unknown> = {
+      [r.success.status]: {
+        description: r.success.description,
+        ...(r.success.headers && {
+          headers: Object.fromEntries(
+            r.success.headers.map((h) => [h, { description: HEADER_DESCRIPTIONS[h] ?? h, schema: { type: "string" } }]),
+          ),
+        }),
+        ...(r.success.schema && {
+          content: { [r.success.contentType ?? "application/json"]: { schema: toSchema(r.success.schema, "output") } },
+        }),
+      },
+    };
+    const errorStatuses = [...new Set([...r.errors, ...(r.public ? [] : STANDARD_ERRORS)])].sort();
+    for (const status of errorStatuses) {
+      responses[status] = {
+        description: ERROR_DESCRIPTIONS[status] ?? "Error",
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+      };
+    }
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description && { description: r.description }),
+      tags: [r.tag],
+      security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }],
+      parameters: [...pathParams, ...queryParams],
+      ...(r.body && {
+        requestBody: { required: true, content: { "application/json": { schema: toSchema(r.body, "input") } } },
+      }),
+      responses,
+    };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Application Security Service API",
+      version: info.version,
+      description:
+        "Application inventory, security scans, vulnerabilities, policies and signed webhook notifications. " +
+        "Every error body is RFC 9457 application/problem+json.",
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "OAuth 2.0 scopes in the `scope` claim; `admin` grants all.",
+        },
+      },
+      schemas: components,
+    },
+    security: [{ bearerAuth: [] }],
+    paths,
+  };
+}

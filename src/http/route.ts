@@ -1,0 +1,52 @@
+// A REST operation is declared once: the same definition mounts the Koa route and writes its
+// OpenAPI entry, so /openapi.json cannot drift from what the router serves.
+import type Router from "@koa/router";
+import type Koa from "koa";
+import type { z } from "zod";
+import type { Scope } from "../auth/scopes.ts";
+import type { ServiceContext } from "../domain/context.ts";
+import { requireAuthenticated } from "./middleware/authenticate.ts";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface RouteDefinition {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. /applications/{id}. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The scope the service demands (documentation: the service enforces it). */
+  scope?: Scope;
+  /** No token needed (health, metrics, the OpenAPI document itself). */
+  public?: boolean;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  success: {
+    status: number;
+    description: string;
+    schema?: z.ZodType;
+    contentType?: string;
+    /** Response headers worth documenting, e.g. Location or Link. */
+    headers?: string[];
+  };
+  /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500). */
+  errors: number[];
+  handle(ctx: Koa.Context, svc: ServiceContext): Promise<void>;
+}
+
+export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ":$1");
+
+export function mountRoutes(
+  router: Router,
+  routes: readonly RouteDefinition[],
+  serviceContext: (ctx: Koa.Context) => ServiceContext,
+): void {
+  for (const route of routes) {
+    router.register(koaPath(route.path), [route.method], async (ctx: Koa.Context) => {
+      if (!route.public) requireAuthenticated(ctx);
+      await route.handle(ctx, serviceContext(ctx));
+    });
+  }
+}

@@ -1,0 +1,93 @@
+// Operational endpoints; they need no token (except /metrics when METRICS_TOKEN is set).
+import { timingSafeEqual } from "node:crypto";
+import type pg from "pg";
+import { z } from "zod";
+import { pendingMigrations, type Migration } from "../../db/migrate.ts";
+import type { Metrics } from "../../metrics.ts";
+import { httpProblem } from "../problem.ts";
+import type { RouteDefinition } from "../route.ts";
+
+const tag = "Operations";
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function systemRoutes(deps: {
+  pool: pg.Pool;
+  migrations: Migration[];
+  metrics: Metrics;
+  metricsToken?: string;
+  openApi: () => unknown;
+}): RouteDefinition[] {
+  return [
+    {
+      operationId: "Health",
+      method: "GET",
+      path: "/healthz",
+      summary: "Liveness: the process serves requests",
+      tag,
+      public: true,
+      success: { status: 200, description: "Alive", schema: z.object({ status: z.literal("ok") }) },
+      errors: [],
+      async handle(ctx) {
+        ctx.body = { status: "ok" };
+      },
+    },
+    {
+      operationId: "Ready",
+      method: "GET",
+      path: "/readyz",
+      summary: "Readiness: database reachable and every migration applied",
+      tag,
+      public: true,
+      success: { status: 200, description: "Ready", schema: z.object({ status: z.literal("ready") }) },
+      errors: [503],
+      async handle(ctx) {
+        try {
+          const pending = await pendingMigrations(deps.pool, deps.migrations);
+          ctx.status = pending.length ? 503 : 200;
+          ctx.body = pending.length ? { status: "migrations pending", pending } : { status: "ready" };
+        } catch {
+          ctx.status = 503;
+          ctx.body = { status: "database unreachable" };
+        }
+      },
+    },
+    {
+      operationId: "Metrics",
+      method: "GET",
+      path: "/metrics",
+      summary: "Prometheus metrics (bearer METRICS_TOKEN when configured)",
+      tag,
+      public: true,
+      success: { status: 200, description: "Prometheus text exposition", contentType: "text/plain", schema: z.string() },
+      errors: [401],
+      async handle(ctx) {
+        if (deps.metricsToken) {
+          const given = /^Bearer (.+)$/i.exec(ctx.get("Authorization"))?.[1] ?? "";
+          if (!sameSecret(given, deps.metricsToken)) {
+            throw httpProblem("unauthorized", "The metrics token is missing or wrong", { "WWW-Authenticate": "Bearer" });
+          }
+        }
+        ctx.type = deps.metrics.registry.contentType;
+        ctx.body = await deps.metrics.registry.metrics();
+      },
+    },
+    {
+      operationId: "OpenApi",
+      method: "GET",
+      path: "/openapi.json",
+      summary: "This API's OpenAPI 3.1 description",
+      tag,
+      public: true,
+      success: { status: 200, description: "OpenAPI document", schema: z.object({}).passthrough() },
+      errors: [],
+      async handle(ctx) {
+        ctx.body = deps.openApi();
+      },
+    },
+  ];
+}

@@ -1,0 +1,78 @@
+// Process entry: config → database (embedded when no DATABASE_URL) → migrations → app → listen
+// → background workers; SIGTERM/SIGINT stop taking work, finish in-flight requests, then exit.
+import path from "node:path";
+import { buildApp } from "./app.ts";
+import { loadOrCreateDevSecret } from "./auth/dev-secret.ts";
+import { mintToken } from "./auth/mint-token.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { startEmbeddedPostgres } from "./db/embedded.ts";
+import { EMBEDDED_PORT } from "./db/embedded-url.ts";
+import { migrate } from "./db/migrate.ts";
+import { createLogger } from "./log.ts";
+
+const DATA_DIR = path.resolve(".data");
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+
+  const embedded = config.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: EMBEDDED_PORT, database: "appsec" });
+  const databaseUrl = config.DATABASE_URL ?? embedded!.url;
+
+  const migrator = openDatabase(databaseUrl, { max: 1 });
+  const applied = await migrate(migrator.pool).finally(() => migrator.close());
+  if (applied.length) log.info({ applied }, "migrations applied");
+
+  const devSecret =
+    !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && config.NODE_ENV !== "production"
+      ? loadOrCreateDevSecret(DATA_DIR)
+      : undefined;
+  const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, log });
+
+  await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
+  for (const worker of app.workers) worker.start();
+
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  const baseUrl = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+  log.info({ baseUrl, database: embedded ? "embedded" : "DATABASE_URL" }, "service listening");
+  // The banner goes to stderr for a human at a terminal; the structured log stays on stdout.
+  const lines = [`\nAppSec service listening on ${baseUrl}`, `  database: ${embedded ? `embedded Postgres (${path.relative(process.cwd(), DATA_DIR)}/postgres)` : "DATABASE_URL"}`];
+  const secret = devSecret ?? config.AUTH_JWT_SECRET;
+  if (devSecret && secret) {
+    const token = await mintToken({ secret, sub: "dev-admin", scopes: ["admin"], expiresIn: "30d", issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE });
+    lines.push(`  development admin token (30 days):\n\n${token}\n`, `  try: curl -H "Authorization: Bearer <token>" ${baseUrl}/applications\n`);
+  }
+  console.error(lines.join("\n"));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    await app.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
