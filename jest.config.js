@@ -12,4 +12,5 @@ export default {
   globalSetup: "<rootDir>/test/helpers/global-setup.ts",
   globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
   testTimeout: 30000,
+  reporters: ["default", "<rootDir>/test/helpers/totals-reporter.js"],
 };

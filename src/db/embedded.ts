@@ -29,6 +29,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database: string;
+  /** false: the data directory is deleted on stop (tests). */
+  persistent?: boolean;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const { dataDir, port, database } = options;
@@ -37,7 +39,7 @@ export async function startEmbeddedPostgres(options: {
     port,
     user: USER,
     password: PASSWORD,
-    persistent: true,
+    persistent: options.persistent ?? true,
     createPostgresUser: true,
     onLog: () => {},
     onError: (e) => options.log?.(String(e)),

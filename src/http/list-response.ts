@@ -22,7 +22,7 @@ export function singleQuery(ctx: Koa.Context, name: string): string | undefined 
 
 export function sendPage<T, V>(ctx: Koa.Context, page: Page<T>, limit: number, view: (item: T) => V): void {
   if (page.nextCursor) {
-    const next = new URL(ctx.originalUrl, ctx.origin);
+    const next = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || "localhost"}`);
     next.searchParams.set("cursor", page.nextCursor);
     next.searchParams.set("limit", String(limit));
     ctx.set("Link", `<${next.href}>; rel="next"`);

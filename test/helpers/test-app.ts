@@ -1,0 +1,81 @@
+// A real service instance on a real port against a private database, plus a small HTTP client.
+import type { AddressInfo } from "node:net";
+import { buildApp, type App } from "../../src/app.ts";
+import { mintToken } from "../../src/auth/mint-token.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123";
+
+export interface TestApp {
+  app: App;
+  baseUrl: string;
+  database: TestDatabase;
+  /** A token for `sub` with the given scopes (default: admin). */
+  token(scopes?: string[], sub?: string): Promise<string>;
+  /** fetch against the service with JSON in and out; `token: null` sends no Authorization. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is (not JSON-encoded). */
+  rawBody?: string | Buffer;
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: "test",
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: "silent",
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
+    ...env,
+  });
+  const app = await buildApp({ config, databaseUrl: database.url });
+  await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const token = (scopes = ["admin"], sub = "tester") => mintToken({ secret: TEST_JWT_SECRET, sub, scopes });
+  const adminToken = await token();
+
+  return {
+    app,
+    baseUrl,
+    database,
+    token,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      const bearer = options.token === undefined ? adminToken : options.token;
+      if (bearer !== null) headers.authorization ??= `Bearer ${bearer}`;
+      let body: string | Buffer | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await fetch(baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
