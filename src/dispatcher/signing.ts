@@ -12,7 +12,7 @@ export interface DeliveryAttemptInput {
   eventType: string;
   /** When the event happened (ISO 8601). */
   timestamp: string;
-  data: unknown;
+  data: object;
   /** When this attempt is made: fresh on every retry, and covered by the Standard Webhooks signature. */
   attemptedAt: Date;
 }

@@ -93,8 +93,8 @@ const isLocalhostName = (hostname: string): boolean => /(^|\.)localhost\.?$/i.te
 
 /**
  * Why a subscription URL is refused, or null if it is acceptable. Hostnames are checked again, after
- * DNS, by the guarded lookup; IP literals never reach a lookup, so this check also runs before each
- * delivery.
+ * DNS, by the guarded lookup. IP literals never reach a lookup (net.connect skips it for them), so
+ * the dispatcher runs this check again before each delivery.
  */
 export function checkWebhookUrl(url: string, { allowPrivateTargets }: { allowPrivateTargets: boolean }): string | null {
   let parsed: URL;

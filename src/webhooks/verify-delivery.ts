@@ -66,6 +66,9 @@ export interface VerifyWebhookDeliveryInput {
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 const hmacSha256 = (secret: string, message: Uint8Array): Buffer =>
   createHmac("sha256", secret).update(message).digest();
 
@@ -129,7 +132,6 @@ function parseEvent(body: Buffer): VerifiedWebhookEvent {
   } catch {
     throw new WebhookVerificationError("invalid_body", "The body is not JSON");
   }
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   if (
     !isObject(parsed) ||
     typeof parsed.eventId !== "string" ||
