@@ -7,6 +7,9 @@ import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { readMigrations } from "./db/migrate.ts";
 import type { DomainSettings, ServiceContext } from "./domain/context.ts";
+import { createEventBus, type EventBus } from "./events/pubsub.ts";
+import { attachGraphqlWs } from "./graphql/ws.ts";
+import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
@@ -42,6 +45,10 @@ export interface App {
   server: http.Server;
   routes: readonly RouteDefinition[];
   workers: BackgroundWorker[];
+  yoga: GraphQLYoga;
+  events: EventBus;
+  /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
+  attachGraphqlWs(server: http.Server): void;
   /** A service context for code that runs outside a request (workers, scripts). */
   systemContext(): ServiceContext;
   close(): Promise<void>;
@@ -69,13 +76,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...apiRoutes,
   ];
 
+  const events = createEventBus({ databaseUrl: options.databaseUrl, pool: db.pool, log });
+  const production = config.NODE_ENV === "production";
+  const yoga = createGraphqlServer({ production, events });
+  const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
+    db: db.prisma,
+    actor,
+    log: requestLog,
+    settings,
+  });
+  const closeGraphqlWs: Array<() => Promise<void>> = [];
+
   const { koa } = createHttpApp({
     log,
     metrics,
     verifyToken,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     routes,
-    serviceContext: (ctx) => ({ db: db.prisma, actor: ctx.state.actor, log: ctx.state.log, settings }),
+    serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
+    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
   });
   const server = http.createServer(koa.callback());
   const workers: BackgroundWorker[] = [];
@@ -89,9 +108,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     server,
     routes,
     workers,
-    systemContext: () => ({ db: db.prisma, actor: undefined, log, settings }),
+    yoga,
+    events,
+    attachGraphqlWs(target) {
+      closeGraphqlWs.push(attachGraphqlWs(target, { yoga, verifyToken, serviceContext: (actor) => serviceContextFor(actor) }));
+    },
+    systemContext: () => serviceContextFor(undefined),
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(closeGraphqlWs.map((close) => close()));
+      await events.close();
       if (server.listening) {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -41,6 +41,7 @@ async function main() {
       : undefined;
   const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, log });
 
+  app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
   for (const worker of app.workers) worker.start();
 

@@ -43,6 +43,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   });
   const app = await buildApp({ config, databaseUrl: database.url });
+  app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = (scopes = ["admin"], sub = "tester") => mintToken({ secret: TEST_JWT_SECRET, sub, scopes });

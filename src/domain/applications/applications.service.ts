@@ -40,6 +40,13 @@ export async function listApplications(
   return findPage(page, (args) => ctx.db.application.findMany({ ...args, where: { AND: [where, args.where] } }));
 }
 
+/** How many applications match the filter (GraphQL's totalCount). */
+export async function countApplications(ctx: ServiceContext, filter: ApplicationFilter): Promise<number> {
+  requireScope(ctx.actor, "applications:read");
+  const where = applicationWhere(filter);
+  return where ? ctx.db.application.count({ where }) : 0;
+}
+
 export async function getApplication(ctx: ServiceContext, id: string): Promise<Application> {
   requireScope(ctx.actor, "applications:read");
   const app = isId(id) ? await ctx.db.application.findUnique({ where: { id } }) : null;

@@ -1,0 +1,47 @@
+// Relay connections over the domain's keyset pages: `first`/`after` are REST's `limit`/`cursor`
+// (same limits, same opaque cursors), validated by the same function.
+import { parsePageRequest, encodeCursor, type Page, type PageRequest } from "../domain/pagination.ts";
+import { DomainError } from "../errors.ts";
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+const ARG_OF_PARAM: Record<string, string> = { limit: "first", cursor: "after" };
+
+export function pageRequestOf(args: ConnectionArgs): PageRequest {
+  try {
+    return parsePageRequest({ limit: args.first, cursor: args.after });
+  } catch (err) {
+    if (err instanceof DomainError && err.details.errors) {
+      err.details.errors = err.details.errors.map((e) => ({ ...e, path: ARG_OF_PARAM[e.path] ?? e.path }));
+    }
+    throw err;
+  }
+}
+
+export interface ConnectionShape<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Counted only when the query asks for it. */
+  totalCount: () => Promise<number>;
+}
+
+export function toConnection<T extends { createdAt: Date; id: string }>(
+  page: Page<T>,
+  after: string | undefined,
+  totalCount: () => Promise<number>,
+): ConnectionShape<T> {
+  const edges = page.items.map((node) => ({ cursor: encodeCursor(node), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.nextCursor !== null,
+      hasPreviousPage: after !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}

@@ -1,0 +1,11 @@
+// What every resolver receives, over HTTP and WebSocket alike.
+import type { Actor } from "../auth/scopes.ts";
+import type { ServiceContext } from "../domain/context.ts";
+import type { EventBus } from "../events/pubsub.ts";
+
+export interface GraphQLContext {
+  /** The same context REST handlers pass to the domain services. */
+  service: ServiceContext;
+  actor: Actor | undefined;
+  events: EventBus;
+}

@@ -1,0 +1,8 @@
+// The whole GraphQL schema: importing a type file registers its type, queries and mutations.
+import { builder } from "./builder.ts";
+import "./types/scalars.ts";
+import "./types/enums.ts";
+import "./types/application.ts";
+import "./types/event.ts";
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,26 @@
+// Domain enums in GraphQL: values are UPPER_CASE here and lower_case in the domain (and REST).
+import { builder } from "../builder.ts";
+
+function upperCaseEnum<const V extends string>(name: string, values: readonly V[]) {
+  return builder.enumType(name, {
+    values: Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v }])) as Record<string, { value: V }>,
+  });
+}
+
+export const CriticalityEnum = upperCaseEnum("Criticality", ["low", "medium", "high", "critical"]);
+export const SeverityEnum = upperCaseEnum("Severity", ["low", "medium", "high", "critical"]);
+export const ScanTypeEnum = upperCaseEnum("ScanType", ["sast", "dast", "sca", "container"]);
+export const ScanStatusEnum = upperCaseEnum("ScanStatus", ["queued", "running", "completed", "failed"]);
+export const VulnerabilityStatusEnum = upperCaseEnum("VulnerabilityStatus", ["open", "in_progress", "resolved", "accepted"]);
+export const PolicyActionEnum = upperCaseEnum("PolicyAction", ["allow", "block", "monitor"]);
+export const WebhookStatusEnum = upperCaseEnum("WebhookStatus", ["active", "disabled", "error"]);
+export const EventTypeEnum = builder.enumType("EventType", {
+  values: {
+    SCAN_STARTED: { value: "scan.started" },
+    SCAN_COMPLETED: { value: "scan.completed" },
+    SCAN_FAILED: { value: "scan.failed" },
+    VULNERABILITY_CREATED: { value: "vulnerability.created" },
+    VULNERABILITY_RESOLVED: { value: "vulnerability.resolved" },
+    POLICY_VIOLATED: { value: "policy.violated" },
+  } as const,
+});

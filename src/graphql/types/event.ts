@@ -1,0 +1,125 @@
+// Subscriptions: the webhook events, live. Each one needs the read scope of what it carries
+// (EVENT_READ_SCOPE), checked before the stream starts.
+import { requireScope } from "../../auth/scopes.ts";
+import {
+  EVENT_READ_SCOPE,
+  type EventEnvelope,
+  type EventType,
+  type PolicyViolatedData,
+  type ScanEventData,
+  type VulnerabilityCreatedData,
+} from "../../events/catalog.ts";
+import type { GraphQLContext } from "../context.ts";
+import { builder } from "../builder.ts";
+import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum } from "./enums.ts";
+
+const SEVERITY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, critical: 3 };
+
+const EventEnvelopeRef = builder.objectRef<EventEnvelope>("Event").implement({
+  description: "The webhook envelope without its signature.",
+  fields: (t) => ({
+    eventId: t.exposeID("eventId"),
+    eventType: t.field({ type: EventTypeEnum, resolve: (e) => e.eventType }),
+    timestamp: t.field({ type: "DateTime", resolve: (e) => e.timestamp }),
+    data: t.field({ type: "JSON", resolve: (e) => e.data }),
+  }),
+});
+
+const ScanSummaryRef = builder.objectRef<NonNullable<ScanEventData["summary"]>>("ScanSummary").implement({
+  fields: (t) => ({
+    totalFindings: t.exposeInt("totalFindings"),
+    critical: t.exposeInt("critical"),
+    high: t.exposeInt("high"),
+    medium: t.exposeInt("medium"),
+    low: t.exposeInt("low"),
+  }),
+});
+
+const ScanEventRef = builder.objectRef<ScanEventData>("ScanEvent").implement({
+  description: "A scan's state as carried by scan.started, scan.completed and scan.failed.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    applicationId: t.exposeID("applicationId"),
+    scanType: t.field({ type: ScanTypeEnum, resolve: (s) => s.scanType as never }),
+    status: t.field({ type: ScanStatusEnum, resolve: (s) => s.status as never }),
+    triggeredBy: t.exposeString("triggeredBy", { nullable: true }),
+    startedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.startedAt }),
+    completedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.completedAt }),
+    summary: t.field({ type: ScanSummaryRef, nullable: true, resolve: (s) => s.summary }),
+  }),
+});
+
+const VulnerabilityCreatedRef = builder.objectRef<VulnerabilityCreatedData>("VulnerabilityCreatedEvent").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
+    applicationId: t.exposeID("applicationId"),
+    title: t.exposeString("title"),
+    createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
+  }),
+});
+
+const PolicyViolatedRef = builder.objectRef<PolicyViolatedData>("PolicyViolatedEvent").implement({
+  fields: (t) => ({
+    policyId: t.exposeID("policyId"),
+    policyName: t.exposeString("policyName"),
+    action: t.field({ type: PolicyActionEnum, resolve: (p) => p.action as never }),
+    applicationId: t.exposeID("applicationId"),
+    scanId: t.exposeID("scanId"),
+    vulnerabilityIds: t.exposeIDList("vulnerabilityIds"),
+  }),
+});
+
+/** Checks the scopes, then streams the committed events of the given types that `accept` keeps. */
+function streamOf(ctx: GraphQLContext, types: readonly EventType[], accept: (e: EventEnvelope) => boolean = () => true) {
+  for (const type of new Set(types)) requireScope(ctx.actor, EVENT_READ_SCOPE[type]);
+  return ctx.events.subscribe((e) => types.includes(e.eventType) && accept(e));
+}
+
+const forApplication = (applicationId: string | number | null | undefined) => (e: EventEnvelope) =>
+  applicationId == null || (e.data as { applicationId?: string }).applicationId === String(applicationId);
+
+builder.subscriptionFields((t) => ({
+  events: t.field({
+    type: EventEnvelopeRef,
+    description: "Every event of the given types (all types when omitted), as webhooks receive them.",
+    args: {
+      types: t.arg({ type: [EventTypeEnum], required: false }),
+      applicationId: t.arg.id({ required: false }),
+    },
+    subscribe: (_root, args, ctx) =>
+      streamOf(ctx, args.types?.length ? args.types : Object.keys(EVENT_READ_SCOPE) as EventType[], forApplication(args.applicationId)),
+    resolve: (event) => event,
+  }),
+  vulnerabilityCreated: t.field({
+    type: VulnerabilityCreatedRef,
+    args: { applicationId: t.arg.id({ required: false }), minSeverity: t.arg({ type: SeverityEnum, required: false }) },
+    subscribe: (_root, args, ctx) =>
+      streamOf(ctx, ["vulnerability.created"], (e) => {
+        const severity = (e.data as VulnerabilityCreatedData).severity;
+        const atLeast = args.minSeverity == null || (SEVERITY_RANK[severity] ?? -1) >= SEVERITY_RANK[args.minSeverity]!;
+        return atLeast && forApplication(args.applicationId)(e);
+      }),
+    resolve: (event) => (event as EventEnvelope<"vulnerability.created">).data,
+  }),
+  scanCompleted: t.field({
+    type: ScanEventRef,
+    args: { applicationId: t.arg.id({ required: false }) },
+    subscribe: (_root, args, ctx) => streamOf(ctx, ["scan.completed"], forApplication(args.applicationId)),
+    resolve: (event) => (event as EventEnvelope<"scan.completed">).data,
+  }),
+  scanUpdated: t.field({
+    type: ScanEventRef,
+    description: "Live scan status: started, completed or failed.",
+    args: { applicationId: t.arg.id({ required: false }) },
+    subscribe: (_root, args, ctx) =>
+      streamOf(ctx, ["scan.started", "scan.completed", "scan.failed"], forApplication(args.applicationId)),
+    resolve: (event) => (event as EventEnvelope<"scan.started">).data,
+  }),
+  policyViolated: t.field({
+    type: PolicyViolatedRef,
+    args: { applicationId: t.arg.id({ required: false }) },
+    subscribe: (_root, args, ctx) => streamOf(ctx, ["policy.violated"], forApplication(args.applicationId)),
+    resolve: (event) => (event as EventEnvelope<"policy.violated">).data,
+  }),
+}));

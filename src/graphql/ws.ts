@@ -1,0 +1,89 @@
+// graphql-ws (graphql-transport-ws) on the HTTP server's /graphql path. Operations run through
+// `yoga.getEnveloped`, so they get the same plugins (limits, error masking) and context as HTTP.
+// Auth: the bearer token travels in connection_init; a missing or bad one, or its expiry while the
+// socket is open, closes the socket with 4403 (graphql-ws's Forbidden).
+import type http from "node:http";
+import type { GraphQLError } from "graphql";
+import { CloseCode } from "graphql-ws";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import type { Actor } from "../auth/scopes.ts";
+import type { TokenVerifier } from "../auth/verify-token.ts";
+import type { ServiceContext } from "../domain/context.ts";
+import { GRAPHQL_PATH, type GraphQLYoga } from "./yoga.ts";
+
+export interface GraphqlWsDeps {
+  yoga: GraphQLYoga;
+  verifyToken: TokenVerifier;
+  serviceContext: (actor: Actor) => ServiceContext;
+}
+
+interface ConnectionState {
+  actor?: Actor;
+  expiry?: NodeJS.Timeout;
+}
+
+function bearerOf(payload: Record<string, unknown> | undefined): string | undefined {
+  const value = payload?.authorization ?? payload?.Authorization;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Attaches graphql-ws to `server`; returns a function that closes every socket. */
+export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () => Promise<void> {
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  const states = new WeakMap<object, ConnectionState>();
+
+  const disposable = useServer(
+    {
+      onConnect: async (ctx) => {
+        const state: ConnectionState = {};
+        states.set(ctx.extra.socket, state);
+        try {
+          state.actor = await deps.verifyToken(bearerOf(ctx.connectionParams));
+        } catch {
+          return false; // → 4403 Forbidden
+        }
+        const socket = ctx.extra.socket;
+        // setTimeout's limit is ~24.8 days; longer-lived tokens get re-armed.
+        const arm = () => {
+          const ms = state.actor!.exp * 1000 - Date.now();
+          state.expiry = setTimeout(() => (ms > 2 ** 31 - 1 ? arm() : socket.close(CloseCode.Forbidden, "Token expired")), Math.min(Math.max(ms, 0), 2 ** 31 - 1));
+          state.expiry.unref();
+        };
+        arm();
+        socket.once("close", () => clearTimeout(state.expiry));
+        return true;
+      },
+      execute: (args) => (args.rootValue as Enveloped).execute(args),
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const actor = states.get(ctx.extra.socket)?.actor;
+        if (!actor) return [];
+        const enveloped = deps.yoga.getEnveloped({ actor, service: deps.serviceContext(actor) });
+        let document;
+        try {
+          document = enveloped.parse(payload.query);
+        } catch (err) {
+          return [err as GraphQLError];
+        }
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length) return errors;
+        return {
+          schema: enveloped.schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+      },
+    },
+    wss,
+  );
+
+  return async () => {
+    await disposable.dispose();
+  };
+}
+
+type Enveloped = ReturnType<GraphQLYoga["getEnveloped"]>;

@@ -1,0 +1,69 @@
+// GraphQL over HTTP (queries, mutations, SSE subscriptions) at /graphql, mounted in Koa with no
+// body parser in front: Yoga reads the request itself. The same Yoga instance serves graphql-ws
+// (ws.ts) through `yoga.getEnveloped`, so both transports share plugins, limits and context.
+import { Readable } from "node:stream";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import type Koa from "koa";
+import type { Actor } from "../auth/scopes.ts";
+import type { ServiceContext } from "../domain/context.ts";
+import type { EventBus } from "../events/pubsub.ts";
+import { wwwAuthenticate } from "../http/middleware/errors.ts";
+import type { GraphQLContext } from "./context.ts";
+import { maskError } from "./errors.ts";
+import { armorPlugin } from "./limits.ts";
+import { schema } from "./schema.ts";
+
+export const GRAPHQL_PATH = "/graphql";
+
+/** What a transport hands Yoga: the caller and the service context for them. */
+export interface GraphQLServerContext {
+  actor: Actor | undefined;
+  service: ServiceContext;
+}
+
+export type GraphQLYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
+
+export function createGraphqlServer(deps: { production: boolean; events: EventBus }): GraphQLYoga {
+  return createYoga<GraphQLServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    graphiql: deps.production ? false : { subscriptionsProtocol: "WS" },
+    landingPage: false,
+    maskedErrors: { maskError },
+    logging: false,
+    plugins: [armorPlugin(deps.production)],
+    context: ({ actor, service }) => ({ actor, service, events: deps.events }),
+  });
+}
+
+/** GraphiQL is a page the browser loads without a token; the operations it sends need one. */
+const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.accepts("text/html") === "text/html" && !ctx.query.query;
+
+export function graphqlMiddleware(
+  yoga: GraphQLYoga,
+  serviceContext: (ctx: Koa.Context) => ServiceContext,
+  options: { graphiql: boolean },
+): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== GRAPHQL_PATH) return next();
+    if (!ctx.state.actor && !(options.graphiql && wantsGraphiQL(ctx))) {
+      // CONTRACT §1: 401 with a GraphQL error body, before anything about the operation is looked at.
+      const authError = ctx.state.authError;
+      ctx.status = 401;
+      ctx.set("WWW-Authenticate", authError ? wwwAuthenticate(authError) : "Bearer");
+      ctx.type = "application/graphql-response+json";
+      ctx.body = {
+        errors: [{ message: authError?.message ?? "A valid bearer token is required", extensions: { code: "UNAUTHENTICATED" } }],
+      };
+      return;
+    }
+    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {
+      actor: ctx.state.actor,
+      service: serviceContext(ctx),
+    });
+    ctx.status = response.status;
+    response.headers.forEach((value, key) => ctx.set(key, value));
+    // Streamed as it comes (SSE subscriptions stay open); Yoga's body may be a ponyfilled stream.
+    if (response.body) ctx.body = Readable.from(response.body as unknown as AsyncIterable<Uint8Array>);
+  };
+}
