@@ -1,6 +1,7 @@
 // Composition root: builds every part of the service and starts nothing (main.ts and the tests
 // decide what runs). One instance = one Koa app, one Prisma client, the background workers.
 import http from "node:http";
+import type Router from "@koa/router";
 import type Koa from "koa";
 import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
@@ -42,6 +43,7 @@ export interface App {
   db: Database;
   metrics: Metrics;
   koa: Koa;
+  router: Router;
   server: http.Server;
   routes: readonly RouteDefinition[];
   workers: BackgroundWorker[];
@@ -70,11 +72,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const apiRoutes: RouteDefinition[] = [...applicationRoutes];
-  const openApi = buildOpenApi(apiRoutes, { version: SERVICE_VERSION });
-  const routes = [
+  const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
   ];
+  const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
 
   const events = createEventBus({ databaseUrl: options.databaseUrl, pool: db.pool, log });
   const production = config.NODE_ENV === "production";
@@ -87,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const closeGraphqlWs: Array<() => Promise<void>> = [];
 
-  const { koa } = createHttpApp({
+  const { koa, router } = createHttpApp({
     log,
     metrics,
     verifyToken,
@@ -105,6 +107,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db,
     metrics,
     koa,
+    router,
     server,
     routes,
     workers,

@@ -16,8 +16,25 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
   }));
 }
 
+/** Postgres text cannot hold U+0000; finding it here turns a database error into a 400. */
+export const hasNul = (s: string): boolean => s.includes("\u0000");
+
+function nulPath(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === "string") return hasNul(value) ? path : null;
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const key_ = Array.isArray(value) ? Number(key) : key;
+    if (hasNul(key)) return [...path, key_];
+    const found = nulPath(child, [...path, key_]);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Parses input against a schema or throws a validation DomainError listing every problem. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = "Request body"): z.output<S> {
+  const nul = nulPath(input);
+  if (nul) throw invalid(`${what} is invalid`, [{ path: fieldPath(nul), message: "Must not contain U+0000" }]);
   const result = schema.safeParse(input);
   if (!result.success) throw invalid(`${what} is invalid`, toFieldErrors(result.error));
   return result.data;

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { buildApp, type App } from "../../src/app.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { loadConfig } from "../../src/config.ts";
+import type { Logger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123";
@@ -33,7 +34,7 @@ export interface TestResponse {
   text: string;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: "test",
@@ -42,7 +43,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
     ...env,
   });
-  const app = await buildApp({ config, databaseUrl: database.url });
+  const app = await buildApp({ config, databaseUrl: database.url, log: options.log });
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

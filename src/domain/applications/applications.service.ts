@@ -5,7 +5,7 @@ import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
-import { bodyObject, parseInput } from "../validation.ts";
+import { bodyObject, hasNul, parseInput } from "../validation.ts";
 import {
   CRITICALITIES,
   READ_ONLY_FIELDS,
@@ -22,6 +22,7 @@ export function applicationWhere(filter: ApplicationFilter): Prisma.ApplicationW
   if (filter.criticality !== undefined && !(CRITICALITIES as readonly string[]).includes(filter.criticality)) {
     return null;
   }
+  if ([filter.owner, ...(filter.tags ?? [])].some((v) => v !== undefined && hasNul(v))) return null;
   return {
     ...(filter.owner !== undefined && { owner: filter.owner }),
     ...(filter.criticality !== undefined && { criticality: filter.criticality as Application["criticality"] }),
