@@ -1,0 +1,77 @@
+// Limits, GraphiQL and the committed schema file.
+import { readFileSync } from "node:fs";
+import { printedSchema, SCHEMA_FILE } from "../../src/graphql/print-schema.ts";
+import { GRAPHQL_LIMITS } from "../../src/graphql/limits.ts";
+import { codesOf, gql } from "../helpers/graphql.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+describe("schema.graphql", () => {
+  it("is the printed schema (run `npm run schema:print` when this fails)", () => {
+    expect(readFileSync(SCHEMA_FILE, "utf8")).toBe(printedSchema());
+  });
+});
+
+describe("GraphQL limits and GraphiQL", () => {
+  let t: TestApp;
+  let prod: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    prod = await startTestApp({ NODE_ENV: "production" });
+  });
+  afterAll(async () => {
+    await t.close();
+    await prod.close();
+  });
+
+  const rejected = async (app: TestApp, query: string, pattern: RegExp) => {
+    const res = await gql(app, query);
+    expect(res.body.data ?? undefined).toBeUndefined();
+    expect(res.body.errors.map((e: { message: string }) => e.message).join(" ")).toMatch(pattern);
+  };
+
+  it("rejects queries deeper than the limit and accepts one at the limit", async () => {
+    // Application → vulnerabilities → edges → node → application → … adds 4 levels per turn.
+    const nest = (turns: number) => {
+      let selection = "id";
+      for (let i = 0; i < turns; i++) selection = `id vulnerabilities(first: 1) { edges { node { application { ${selection} } } } }`;
+      return `{ applications(first: 1) { edges { node { ${selection} } } } }`;
+    };
+    expect(codesOf(await gql(t, nest(1)))).toEqual([]);
+    await rejected(t, nest(3), /depth/i);
+  });
+
+  it("rejects too many aliases", async () => {
+    const aliases = Array.from({ length: GRAPHQL_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: applications { totalCount }`).join(" ");
+    await rejected(t, `{ ${aliases} }`, /alias/i);
+    const ok = Array.from({ length: GRAPHQL_LIMITS.maxAliases }, (_, i) => `a${i}: applications { totalCount }`).join(" ");
+    expect(codesOf(await gql(t, `{ ${ok} }`))).toEqual([]);
+  });
+
+  it("rejects queries over the token limit", async () => {
+    const many = Array.from({ length: GRAPHQL_LIMITS.maxTokens }, () => "__typename").join(" ");
+    await rejected(t, `{ ${many} }`, /token/i);
+  });
+
+  it("rejects queries over the cost limit", async () => {
+    const field = `applications(first: 500) { edges { node { id name tags owner description } } }`;
+    const aliases = Array.from({ length: GRAPHQL_LIMITS.maxAliases }, (_, i) => `a${i}: ${field}`).join(" ");
+    await rejected(t, `{ ${aliases} }`, /cost/i);
+  });
+
+  it("suggests field names in development only", async () => {
+    const dev = await gql(t, `{ applicatons { totalCount } }`);
+    expect(JSON.stringify(dev.body)).toMatch(/Did you mean/);
+    const production = await gql(prod, `{ applicatons { totalCount } }`);
+    expect(production.body.errors).toHaveLength(1);
+    expect(JSON.stringify(production.body)).not.toMatch(/Did you mean|applications/);
+  });
+
+  it("serves GraphiQL outside production only", async () => {
+    const page = (app: TestApp) => fetch(`${app.baseUrl}/graphql`, { headers: { accept: "text/html" } });
+    const dev = await page(t);
+    expect(dev.status).toBe(200);
+    expect(await dev.text()).toMatch(/graphiql/i);
+    const production = await page(prod);
+    expect(production.status).toBe(401);
+  });
+});

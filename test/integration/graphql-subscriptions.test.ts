@@ -1,0 +1,207 @@
+// Subscriptions over a real graphql-ws client and over SSE, fed by committed outbox events.
+import type { Client } from "graphql-ws";
+import { mintToken } from "../../src/auth/mint-token.ts";
+import type { EventData, EventType } from "../../src/events/catalog.ts";
+import { recordEvent } from "../../src/events/outbox.ts";
+import { newId } from "../../src/ids.ts";
+import { wsClient } from "../helpers/graphql.ts";
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+const clients: Client[] = [];
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await t.close();
+});
+
+const bearer = async (scopes = ["admin"]) => ({ authorization: `Bearer ${await t.token(scopes)}` });
+
+function commitEvent<T extends EventType>(type: T, data: EventData[T], options: { rollback?: boolean } = {}) {
+  return t.app.db.prisma
+    .$transaction(async (tx) => {
+      const id = await recordEvent(tx, type, data, { applicationId: (data as { applicationId: string }).applicationId });
+      if (options.rollback) throw new Error("rolled back");
+      return id;
+    })
+    .catch((err: Error) => {
+      if (options.rollback && err.message === "rolled back") return null;
+      throw err;
+    });
+}
+
+const scanData = (applicationId: string) => ({
+  id: newId(),
+  applicationId,
+  scanType: "sast",
+  status: "completed",
+  triggeredBy: "tester",
+  startedAt: new Date().toISOString(),
+  completedAt: new Date().toISOString(),
+  summary: { totalFindings: 3, critical: 1, high: 1, medium: 1, low: 0 },
+});
+
+const vulnData = (applicationId: string, severity: string) => ({
+  id: newId(),
+  severity,
+  applicationId,
+  title: `finding ${severity}`,
+  createdAt: new Date().toISOString(),
+});
+
+interface Next {
+  data?: Record<string, any>;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+/** Subscribes and collects results; `settled` resolves on error/complete. */
+function subscribe(client: Client, query: string, variables?: Record<string, unknown>) {
+  const results: Next[] = [];
+  let failure: unknown;
+  const settled = new Promise<void>((resolve) => {
+    client.subscribe({ query, variables }, {
+      next: (value) => results.push(value as Next),
+      error: (err) => {
+        failure = err;
+        resolve();
+      },
+      complete: () => resolve(),
+    });
+  });
+  return { results, settled, failure: () => failure };
+}
+
+/**
+ * The server registers a subscription asynchronously: keep committing `produce()` (bounded) until
+ * the subscriber has seen something, then return the ids committed.
+ */
+async function produceUntilSeen(seen: () => boolean, produce: () => Promise<string | null>): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < 50 && !seen(); i++) {
+    const id = await produce();
+    if (id) ids.push(id);
+    for (let j = 0; j < 10 && !seen(); j++) await new Promise((r) => setTimeout(r, 20));
+  }
+  return ids;
+}
+
+describe("graphql-ws subscriptions", () => {
+  it("delivers committed events only, typed and as envelopes, with filters", async () => {
+    const client = wsClient(t, await bearer());
+    clients.push(client);
+    const appA = newId();
+    const appB = newId();
+    const envelopes = subscribe(client, `subscription($app: ID) { events(types: [SCAN_COMPLETED], applicationId: $app) { eventId eventType timestamp data } }`, { app: appB });
+    const vulns = subscribe(client, `subscription { vulnerabilityCreated(minSeverity: HIGH) { id severity applicationId title } }`);
+
+    const committed = await produceUntilSeen(
+      () => envelopes.results.length > 0,
+      async () => {
+        await commitEvent("scan.completed", scanData(appB), { rollback: true }); // never heard
+        await commitEvent("scan.completed", scanData(appA)); // other application: filtered out
+        return commitEvent("scan.completed", scanData(appB));
+      },
+    );
+    const first = envelopes.results[0]!;
+    expect(first.errors).toBeUndefined();
+    expect(committed).toContain(first.data!.events.eventId);
+    expect(first.data!.events).toMatchObject({ eventType: "SCAN_COMPLETED", data: { applicationId: appB, status: "completed" } });
+    for (const r of envelopes.results) {
+      expect(r.data!.events.data.applicationId).toBe(appB);
+      expect(committed).toContain(r.data!.events.eventId); // never a rolled-back one
+    }
+    // The envelope is exactly what the outbox row holds.
+    const row = await t.app.db.prisma.event.findUniqueOrThrow({ where: { id: first.data!.events.eventId } });
+    expect(first.data!.events.timestamp).toBe(row.occurredAt.toISOString());
+    expect(first.data!.events.data).toEqual(row.data);
+
+    await produceUntilSeen(
+      () => vulns.results.length > 0,
+      async () => {
+        await commitEvent("vulnerability.created", vulnData(appA, "medium")); // below minSeverity
+        return commitEvent("vulnerability.created", vulnData(appA, "critical"));
+      },
+    );
+    expect(vulns.results.length).toBeGreaterThan(0);
+    for (const r of vulns.results) expect(r.data!.vulnerabilityCreated.severity).toBe("CRITICAL");
+  });
+
+  it("answers FORBIDDEN when the token lacks the read scope of what is asked", async () => {
+    const client = wsClient(t, await bearer(["scans:read"]));
+    clients.push(client);
+    const vulns = subscribe(client, `subscription { vulnerabilityCreated { id } }`);
+    await vulns.settled;
+    expect(JSON.stringify(vulns.failure() ?? vulns.results)).toMatch(/FORBIDDEN/);
+    const mixed = subscribe(client, `subscription { events(types: [SCAN_COMPLETED, POLICY_VIOLATED]) { eventId } }`);
+    await mixed.settled;
+    expect(JSON.stringify(mixed.failure() ?? mixed.results)).toMatch(/FORBIDDEN/);
+    const allowed = subscribe(client, `subscription { scanUpdated { id status } }`);
+    await produceUntilSeen(() => allowed.results.length > 0, () => commitEvent("scan.completed", scanData(newId())));
+    expect(allowed.results[0]!.data!.scanUpdated.status).toBe("COMPLETED");
+  });
+
+  it.each([
+    ["no connection_init payload", undefined],
+    ["a malformed token", { authorization: "Bearer nope" }],
+    ["a token signed with another key", "other-key"],
+  ])("closes the socket with 4403 for %s", async (_label, params) => {
+    let connectionParams = params as Record<string, unknown> | undefined;
+    if (params === "other-key") {
+      connectionParams = { Authorization: `Bearer ${await mintToken({ secret: "x".repeat(40), sub: "eve", scopes: ["admin"] })}` };
+    }
+    const closed = new Promise<number>((resolve) => clients.push(wsClient(t, connectionParams, resolve)));
+    expect(await closed).toBe(4403);
+  });
+
+  it("accepts the Authorization spelling and closes with 4403 when the token expires", async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await mintToken({ secret: TEST_JWT_SECRET, sub: "short", scopes: ["admin"], expiresIn: exp });
+    let closedWith: number | undefined;
+    const client = wsClient(t, { Authorization: `Bearer ${token}` }, (code) => (closedWith = code));
+    clients.push(client);
+    const sub = subscribe(client, `subscription { scanCompleted { id } }`);
+    await produceUntilSeen(() => sub.results.length > 0, () => commitEvent("scan.completed", scanData(newId())));
+    expect(sub.results.length).toBeGreaterThan(0); // the connection was accepted
+    for (let i = 0; i < 100 && closedWith === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(closedWith).toBe(4403);
+    expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+  });
+});
+
+describe("SSE subscriptions", () => {
+  it("streams events over text/event-stream with the same auth", async () => {
+    const unauth = await fetch(`${t.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query: "subscription { scanCompleted { id } }" }),
+    });
+    expect(unauth.status).toBe(401);
+
+    const controller = new AbortController();
+    const res = await fetch(`${t.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...(await bearer(["scans:read"])) },
+      body: JSON.stringify({ query: "subscription { scanCompleted { id applicationId } }" }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = "";
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += new TextDecoder().decode(value);
+      }
+    })().catch(() => {});
+    const appId = newId();
+    await produceUntilSeen(() => text.includes("event: next"), () => commitEvent("scan.completed", scanData(appId)));
+    controller.abort();
+    await reading;
+    const data = JSON.parse(text.split("event: next\ndata: ")[1]!.split("\n")[0]!);
+    expect(data.data.scanCompleted.applicationId).toBe(appId);
+  });
+});
