@@ -1,5 +1,6 @@
 // The only reader of process.env: every setting is validated once at start-up, typed and frozen.
 import { z } from "zod";
+import { EMBEDDED_PORT } from "./db/embedded-url.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
@@ -10,6 +11,8 @@ const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
+  /** Port of the zero-setup embedded Postgres (only used without DATABASE_URL). */
+  EMBEDDED_PG_PORT: int(1, 65535).default(EMBEDDED_PORT),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")

@@ -7,7 +7,6 @@ import { mintToken } from "./auth/mint-token.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { startEmbeddedPostgres } from "./db/embedded.ts";
-import { EMBEDDED_PORT } from "./db/embedded-url.ts";
 import { migrate } from "./db/migrate.ts";
 import { createLogger } from "./log.ts";
 
@@ -28,7 +27,7 @@ async function main() {
 
   const embedded = config.DATABASE_URL
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: EMBEDDED_PORT, database: "appsec" });
+    : await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: config.EMBEDDED_PG_PORT, database: "appsec" });
   const databaseUrl = config.DATABASE_URL ?? embedded!.url;
 
   const migrator = openDatabase(databaseUrl, { max: 1 });

@@ -157,6 +157,28 @@ describe("request errors", () => {
     expect(exact.body.errors[0].path).toBe("description");
   });
 
+  it("answers an internal failure with a bare 500 problem and logs it with the request id", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const broken = await startTestApp({}, { log: pino({ level: "error" }, sink) });
+    try {
+      await broken.app.db.pool.query("ALTER TABLE applications RENAME TO applications_gone");
+      const res = await broken.request("GET", "/applications", { headers: { "x-request-id": "boom-1" } });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        type: "/problems/internal",
+        title: "Internal server error",
+        status: 500,
+        detail: expect.any(String),
+        code: "internal",
+      });
+      expect(res.text).not.toMatch(/applications_gone|prisma|\.ts/i);
+      expect(lines.map((l) => JSON.parse(l)).some((l) => l.requestId === "boom-1" && l.err)).toBe(true);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it("never shows internals in problem bodies", async () => {
     const res = await t.request("POST", "/applications", { body: { name: ["x"] } });
     expect(res.status).toBe(400);

