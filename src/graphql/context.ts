@@ -2,10 +2,13 @@
 import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
+import type { BatcherRegistry } from "./batch.ts";
 
 export interface GraphQLContext {
   /** The same context REST handlers pass to the domain services. */
   service: ServiceContext;
   actor: Actor | undefined;
   events: EventBus;
+  /** Per-request batchers for fields under lists (no N+1). */
+  batch: BatcherRegistry;
 }

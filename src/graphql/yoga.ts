@@ -8,6 +8,7 @@ import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
+import { BatcherRegistry } from "./batch.ts";
 import type { GraphQLContext } from "./context.ts";
 import { maskError } from "./errors.ts";
 import { armorPlugin } from "./limits.ts";
@@ -32,7 +33,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     maskedErrors: { maskError },
     logging: false,
     plugins: [armorPlugin(deps.production)],
-    context: ({ actor, service }) => ({ actor, service, events: deps.events }),
+    context: ({ actor, service }) => ({ actor, service, events: deps.events, batch: new BatcherRegistry() }),
   });
 }
 
