@@ -1,0 +1,63 @@
+// The scanner engine contract (CONTRACT §5): one engine per scan type, pluggable, with the
+// simulator as the zero-setup default.
+import type { Severity } from "../../domain/validation.ts";
+import { createSimulatorEngine } from "./simulator.ts";
+
+export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
+export type ScanType = (typeof SCAN_TYPES)[number];
+
+/** What an engine needs to know about the application being scanned. */
+export interface ScanTarget {
+  applicationId: string;
+  applicationName: string;
+  scanType: ScanType;
+  scanId: string;
+  language: string | null;
+  repoUrl: string | null;
+  serviceUrl: string | null;
+}
+
+export interface Finding {
+  /** Stable identity within an application: the same finding always has the same fingerprint. */
+  fingerprint: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  /** `CWE-<number>` */
+  cwe: string;
+  /** Set on sca and container findings, null on sast and dast. */
+  cve: string | null;
+  /** CVSS v3.1 base score with one decimal, inside the severity's band. */
+  cvssScore: number;
+  /** The change that introduced it: `commit 3f9c2ab`, `lodash@4.17.20`, `FROM debian:11`. */
+  introducedIn: string;
+  remediation: string;
+  packageName: string | null;
+  packageVersion: string | null;
+  /** file:line (sast), URL path (dast), package coordinate (sca), image layer and package (container). */
+  location: string | null;
+}
+
+export interface ScannerEngine {
+  readonly scanType: ScanType;
+  /** Rejects with the signal's abort error as soon as the signal is aborted. */
+  scan(target: ScanTarget, signal?: AbortSignal): Promise<Finding[]>;
+}
+
+export interface EngineOptions {
+  /** How long each simulated scan takes. */
+  durationMs: number;
+  /** Engines to use instead of the simulator for some scan types, e.g. a failing one in tests. */
+  overrides?: Partial<Record<ScanType, ScannerEngine>>;
+}
+
+export function createEngines({ durationMs, overrides = {} }: EngineOptions): Record<ScanType, ScannerEngine> {
+  const engineFor = (scanType: ScanType): ScannerEngine =>
+    overrides[scanType] ?? createSimulatorEngine(scanType, { durationMs });
+  return {
+    sast: engineFor("sast"),
+    dast: engineFor("dast"),
+    sca: engineFor("sca"),
+    container: engineFor("container"),
+  };
+}
