@@ -15,9 +15,14 @@ import { createHttpApp } from "./http/http-app.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
+import { scanRoutes } from "./http/routes/scans.routes.ts";
+import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
+import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
 
@@ -35,6 +40,8 @@ export interface AppOptions {
   /** HS256 secret in force (the configured one or the zero-setup development one). */
   jwtSecret?: string;
   log?: Logger;
+  /** Engines replacing the simulator for some scan types (tests). */
+  scanEngines?: Partial<Record<ScanType, ScannerEngine>>;
 }
 
 export interface App {
@@ -51,6 +58,7 @@ export interface App {
   events: EventBus;
   /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
   attachGraphqlWs(server: http.Server): void;
+  scanRunner: ScanRunner;
   /** A service context for code that runs outside a request (workers, scripts). */
   systemContext(): ServiceContext;
   close(): Promise<void>;
@@ -71,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     audience: config.AUTH_AUDIENCE,
   });
 
-  const apiRoutes: RouteDefinition[] = [...applicationRoutes];
+  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...scanRoutes, ...vulnerabilityRoutes, ...policyEvaluationRoutes];
   const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
@@ -100,6 +108,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const server = http.createServer(koa.callback());
   const workers: BackgroundWorker[] = [];
+  const scanRunner = createScanRunner({
+    db: db.prisma,
+    pool: db.pool,
+    engines: createEngines({ durationMs: config.SCAN_DURATION_MS, overrides: options.scanEngines }),
+    log: log.child({ worker: "scan-runner" }),
+    leaseMs: config.SCAN_LEASE_MS,
+  });
+  workers.push(scanRunner);
 
   return {
     config,
@@ -111,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     server,
     routes,
     workers,
+    scanRunner,
     yoga,
     events,
     attachGraphqlWs(target) {
