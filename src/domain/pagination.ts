@@ -45,7 +45,7 @@ export function encodeCursor(row: CursorKey): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
 }
 
-function decodeCursor(cursor: string): CursorKey {
+export function decodeCursor(cursor: string): CursorKey {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
     const date = new Date(String(createdAt));

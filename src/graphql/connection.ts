@@ -2,6 +2,7 @@
 // (same limits, same opaque cursors), validated by the same function.
 import { parsePageRequest, encodeCursor, type Page, type PageRequest } from "../domain/pagination.ts";
 import { DomainError } from "../errors.ts";
+import { builder } from "./builder.ts";
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -44,4 +45,19 @@ export function toConnection<T extends { createdAt: Date; id: string }>(
     },
     totalCount,
   };
+}
+
+
+/** A Relay connection type (`<Name>Connection`, `<Name>Edge`) with a lazily counted totalCount. */
+export function countedConnection<T extends object>(type: Parameters<typeof builder.connectionObject>[0]["type"], name: string) {
+  return builder.connectionObject(
+    {
+      type,
+      name: `${name}Connection`,
+      fields: (t) => ({
+        totalCount: t.int({ resolve: (connection) => (connection as unknown as ConnectionShape<T>).totalCount() }),
+      }),
+    },
+    { name: `${name}Edge` },
+  );
 }

@@ -3,6 +3,8 @@ import { builder } from "./builder.ts";
 import "./types/scalars.ts";
 import "./types/enums.ts";
 import "./types/application.ts";
+import "./types/scan.ts";
+import "./types/vulnerability.ts";
 import "./types/event.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -98,7 +98,7 @@ describe("GraphQL applications", () => {
       expect(res.body.errors[0].message).toBe("Unexpected error.");
       expect(JSON.stringify(res.body)).not.toMatch(/prisma|postgres|database|stack/i);
     } finally {
-      await doomed.close();
+      await doomed.close().catch(() => {}); // stopping the scan runner needs the database too
     }
   });
 });
@@ -146,12 +146,14 @@ describe("GraphQL application pagination and filters", () => {
     expect(res.body.errors[0].extensions.errors[0].path).toBe("first");
   });
 
-  it("accepts first=500 and rejects a forged cursor and backward paging", async () => {
+  it("accepts first=500, rejects a forged cursor and has no backward paging", async () => {
     expect(res(await gql(t2, LIST, { first: 500 })).edges).toHaveLength(7);
     const bad = await gql(t2, LIST, { after: "bm90LWEtY3Vyc29y" });
     expect(codesOf(bad)).toEqual(["BAD_USER_INPUT"]);
     expect(bad.body.errors[0].extensions.errors[0].path).toBe("after");
-    expect(codesOf(await gql(t2, `{ applications(last: 2) { totalCount } }`))).toEqual(["BAD_USER_INPUT"]);
+    // Forward paging only, as in REST: `last`/`before` are not arguments at all.
+    const backward = await gql(t2, `{ applications(last: 2) { totalCount } }`);
+    expect(codesOf(backward)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
   });
 });
 

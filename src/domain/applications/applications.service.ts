@@ -48,6 +48,13 @@ export async function countApplications(ctx: ServiceContext, filter: Application
   return where ? ctx.db.application.count({ where }) : 0;
 }
 
+/** Many applications by id in one statement (GraphQL fields that point at an application). */
+export async function getApplicationsByIds(ctx: ServiceContext, ids: readonly string[]): Promise<Map<string, Application>> {
+  requireScope(ctx.actor, "applications:read");
+  const rows = await ctx.db.application.findMany({ where: { id: { in: ids.filter(isId) } } });
+  return new Map(rows.map((a) => [a.id, a]));
+}
+
 export async function getApplication(ctx: ServiceContext, id: string): Promise<Application> {
   requireScope(ctx.actor, "applications:read");
   const app = isId(id) ? await ctx.db.application.findUnique({ where: { id } }) : null;

@@ -1,9 +1,10 @@
 // Application: the type, its queries and its mutations. Every resolver calls the same service
-// function as the REST route.
+// function as the REST route. Fields pointing at scans and vulnerabilities live in those types' files.
 import * as applications from "../../domain/applications/applications.service.ts";
 import { builder } from "../builder.ts";
-import { pageRequestOf, toConnection, type ConnectionShape } from "../connection.ts";
-import { rejectBackwardPaging, restShaped } from "../inputs.ts";
+import type { GraphQLContext } from "../context.ts";
+import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { restShaped } from "../inputs.ts";
 import { CriticalityEnum } from "./enums.ts";
 
 export const ApplicationRef = builder.prismaObject("Application", {
@@ -22,6 +23,8 @@ export const ApplicationRef = builder.prismaObject("Application", {
   }),
 });
 
+const ApplicationConnection = countedConnection(ApplicationRef, "Application");
+
 const ApplicationFilter = builder.inputType("ApplicationFilter", {
   description: "Filters combine with AND, as in GET /applications.",
   fields: (t) => ({
@@ -31,7 +34,8 @@ const ApplicationFilter = builder.inputType("ApplicationFilter", {
   }),
 });
 
-const applicationFields = (t: PothosInputFieldBuilder, create: boolean) => ({
+type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0];
+const applicationInputFields = (t: InputFieldBuilder, create: boolean) => ({
   name: t.string({ required: create }),
   description: t.string({ required: false }),
   criticality: t.field({ type: CriticalityEnum, required: false }),
@@ -41,41 +45,30 @@ const applicationFields = (t: PothosInputFieldBuilder, create: boolean) => ({
   language: t.string({ required: false }),
   tags: t.stringList({ required: false }),
 });
-type PothosInputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0];
 
 const CreateApplicationInput = builder.inputType("CreateApplicationInput", {
-  fields: (t) => applicationFields(t, true),
+  fields: (t) => applicationInputFields(t, true),
 });
 const UpdateApplicationInput = builder.inputType("UpdateApplicationInput", {
   description: "Supplied fields overwrite, omitted ones are kept, null clears (as PUT /applications/{id}).",
-  fields: (t) => applicationFields(t, false),
+  fields: (t) => applicationInputFields(t, false),
 });
 
 builder.queryFields((t) => ({
-  applications: t.connection(
-    {
-      type: ApplicationRef,
-      args: { filter: t.arg({ type: ApplicationFilter, required: false }) },
-      resolve: async (_root, args, ctx) => {
-        rejectBackwardPaging(args);
-        const page = pageRequestOf(args);
-        const filter = {
-          owner: args.filter?.owner ?? undefined,
-          criticality: args.filter?.criticality ?? undefined,
-          tags: args.filter?.tags ?? undefined,
-        };
-        const result = await applications.listApplications(ctx.service, filter, page);
-        return toConnection(result, page.cursor, () => applications.countApplications(ctx.service, filter));
-      },
+  applications: t.field({
+    type: ApplicationConnection,
+    args: { filter: t.arg({ type: ApplicationFilter, required: false }), first: t.arg.int(), after: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      const page = pageRequestOf(args);
+      const filter = {
+        owner: args.filter?.owner ?? undefined,
+        criticality: args.filter?.criticality ?? undefined,
+        tags: args.filter?.tags ?? undefined,
+      };
+      const result = await applications.listApplications(ctx.service, filter, page);
+      return toConnection(result, page.cursor, () => applications.countApplications(ctx.service, filter));
     },
-    {
-      name: "ApplicationConnection",
-      fields: (c) => ({
-        totalCount: c.int({ resolve: (connection) => (connection as unknown as ConnectionShape<unknown>).totalCount() }),
-      }),
-    },
-    { name: "ApplicationEdge" },
-  ),
+  }),
   application: t.prismaField({
     type: "Application",
     args: { id: t.arg.id({ required: true }) },
@@ -104,3 +97,8 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+/** The application of a child row, batched across siblings (one statement per request). */
+export function loadApplication(ctx: GraphQLContext, id: string) {
+  return ctx.batch.get("applicationById", null, (ids: readonly string[]) => applications.getApplicationsByIds(ctx.service, ids), () => null)(id);
+}

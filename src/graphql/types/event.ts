@@ -11,6 +11,7 @@ import {
 } from "../../events/catalog.ts";
 import type { GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
+import { ScanSummaryRef } from "./scan.ts";
 import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum } from "./enums.ts";
 
 const SEVERITY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, critical: 3 };
@@ -22,16 +23,6 @@ const EventEnvelopeRef = builder.objectRef<EventEnvelope>("Event").implement({
     eventType: t.field({ type: EventTypeEnum, resolve: (e) => e.eventType }),
     timestamp: t.field({ type: "DateTime", resolve: (e) => e.timestamp }),
     data: t.field({ type: "JSON", resolve: (e) => e.data }),
-  }),
-});
-
-const ScanSummaryRef = builder.objectRef<NonNullable<ScanEventData["summary"]>>("ScanSummary").implement({
-  fields: (t) => ({
-    totalFindings: t.exposeInt("totalFindings"),
-    critical: t.exposeInt("critical"),
-    high: t.exposeInt("high"),
-    medium: t.exposeInt("medium"),
-    low: t.exposeInt("low"),
   }),
 });
 

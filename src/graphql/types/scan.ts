@@ -1,0 +1,77 @@
+// Scan: the type, Application.scans / Application.latestScans, and the triggerScan mutation.
+// Fields under a list of applications go through per-request batchers: constant statements.
+import type { ScanSummary } from "../../domain/scans/scan-summary.ts";
+import * as scans from "../../domain/scans/scans.service.ts";
+import { builder } from "../builder.ts";
+import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { restShaped } from "../inputs.ts";
+import { ApplicationRef, loadApplication } from "./application.ts";
+import { ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
+
+export const ScanSummaryRef = builder.objectRef<ScanSummary>("ScanSummary").implement({
+  description: "What one scan reported, by severity.",
+  fields: (t) => ({
+    totalFindings: t.exposeInt("totalFindings"),
+    critical: t.exposeInt("critical"),
+    high: t.exposeInt("high"),
+    medium: t.exposeInt("medium"),
+    low: t.exposeInt("low"),
+  }),
+});
+
+export const ScanRef = builder.prismaObject("Scan", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    applicationId: t.exposeID("applicationId"),
+    scanType: t.expose("scanType", { type: ScanTypeEnum }),
+    status: t.expose("status", { type: ScanStatusEnum }),
+    triggeredBy: t.exposeString("triggeredBy", { nullable: true }),
+    startedAt: t.expose("startedAt", { type: "DateTime", nullable: true }),
+    completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
+    summary: t.field({ type: ScanSummaryRef, nullable: true, resolve: (s) => s.summary as ScanSummary | null }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    application: t.field({
+      type: ApplicationRef,
+      nullable: true,
+      resolve: (s, _args, ctx) => loadApplication(ctx, s.applicationId),
+    }),
+  }),
+});
+
+const ScanConnection = countedConnection(ScanRef, "Scan");
+
+builder.prismaObjectFields("Application", (t) => ({
+  scans: t.field({
+    type: ScanConnection,
+    description: "The application's scans, newest first.",
+    args: { first: t.arg.int(), after: t.arg.string() },
+    resolve: async (app, args, ctx) => {
+      const page = pageRequestOf(args);
+      const pages = ctx.batch.get("scansOf", page, (ids: readonly string[]) => scans.listScansOfApplications(ctx.service, ids, page), () => ({ items: [], nextCursor: null }));
+      const counts = ctx.batch.get("scanCountOf", null, (ids: readonly string[]) => scans.countScansOfApplications(ctx.service, ids), () => 0);
+      return toConnection(await pages(app.id), page.cursor, () => counts(app.id));
+    },
+  }),
+  latestScans: t.field({
+    type: [ScanRef],
+    description: "The newest scan of each scan type.",
+    resolve: (app, _args, ctx) =>
+      ctx.batch.get("latestScansOf", null, (ids: readonly string[]) => scans.latestScansOfApplications(ctx.service, ids), () => [])(app.id),
+  }),
+}));
+
+const TriggerScanInput = builder.inputType("TriggerScanInput", {
+  fields: (t) => ({
+    scanType: t.field({ type: ScanTypeEnum, required: true }),
+    triggeredBy: t.string({ required: false }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  triggerScan: t.prismaField({
+    type: "Scan",
+    description: "Queues a scan (as POST /applications/{id}/scans); CONFLICT while one of the same type is queued or running.",
+    args: { applicationId: t.arg.id({ required: true }), input: t.arg({ type: TriggerScanInput, required: true }) },
+    resolve: (_query, _root, args, ctx) => scans.triggerScan(ctx.service, String(args.applicationId), restShaped(args.input)),
+  }),
+}));
