@@ -4,7 +4,7 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 
 export const GRAPHQL_LIMITS = {
   maxDepth: 10,
-  maxCost: 20_000,
+  maxCost: 50_000,
   maxAliases: 15,
   maxDirectives: 20,
   maxTokens: 2_000,

@@ -1,0 +1,171 @@
+// The dashboard view: scans and vulnerabilities through GraphQL, agreeing with REST, with a
+// statement count that does not grow with the number of applications.
+import { codesOf, gql } from "../helpers/graphql.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ SCAN_DURATION_MS: "0" });
+});
+afterAll(() => t.close());
+
+let n = 0;
+async function newApplication(): Promise<string> {
+  const res = await t.request("POST", "/applications", { body: { name: `dash-${++n}` } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+const drain = async () => {
+  while ((await t.app.scanRunner.runOnce()) > 0);
+};
+const TRIGGER = `mutation($app: ID!, $input: TriggerScanInput!) { triggerScan(applicationId: $app, input: $input) { id applicationId scanType status triggeredBy createdAt } }`;
+
+/** Applications with both scan types completed. */
+async function seed(count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = await newApplication();
+    ids.push(id);
+    for (const scanType of ["SAST", "SCA"]) {
+      const res = await gql(t, TRIGGER, { app: id, input: { scanType } });
+      expect(res.body.errors).toBeUndefined();
+    }
+  }
+  await drain();
+  return ids;
+}
+
+/** Counts the SQL statements sent through the pool while `run` runs. */
+async function countStatements(run: () => Promise<unknown>): Promise<number> {
+  const pool = t.app.db.pool;
+  const original = pool.query;
+  let statements = 0;
+  pool.query = function (this: typeof pool, ...args: unknown[]) {
+    statements++;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pool.query;
+  try {
+    await run();
+  } finally {
+    pool.query = original;
+  }
+  return statements;
+}
+
+const DASHBOARD = `query($first: Int!) {
+  applications(first: $first) {
+    totalCount
+    edges { node {
+      id name
+      vulnerabilityCounts { total bySeverity { critical high medium low } byStatus { open inProgress resolved accepted } unresolvedBySeverity { critical } }
+      latestScans { id scanType status summary { totalFindings critical } }
+      vulnerabilities(first: 10) { totalCount edges { node { id severity status title } } }
+    } }
+  }
+}`;
+
+describe("GraphQL scans and vulnerabilities", () => {
+  it("triggers a scan through GraphQL with REST's rules (CONFLICT while one is active) and reads it through REST", async () => {
+    const app = await newApplication();
+    const res = await gql(t, TRIGGER, { app, input: { scanType: "DAST", triggeredBy: "ci" } });
+    const scan = res.body.data.triggerScan;
+    expect(scan).toMatchObject({ applicationId: app, scanType: "DAST", status: "QUEUED", triggeredBy: "ci" });
+    expect(codesOf(await gql(t, TRIGGER, { app, input: { scanType: "DAST" } }))).toEqual(["CONFLICT"]);
+    expect(codesOf(await gql(t, TRIGGER, { app: "nope", input: { scanType: "DAST" } }))).toEqual(["NOT_FOUND"]);
+    const writeless = await t.token(["scans:read"]);
+    expect(codesOf(await gql(t, TRIGGER, { app, input: { scanType: "SCA" } }, { token: writeless }))).toEqual(["FORBIDDEN"]);
+    const rest = await t.request("GET", `/applications/${app}/scans/${scan.id}`);
+    expect(rest.body).toMatchObject({ id: scan.id, scanType: "dast", status: "queued", createdAt: scan.createdAt });
+    await drain();
+  });
+
+  it("shows the same vulnerabilities, counts and scans as REST", async () => {
+    const [app] = await seed(1);
+    const restVulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body;
+    const restScans = (await t.request("GET", `/applications/${app}/scans`)).body;
+    expect(restVulns.length).toBeGreaterThan(0);
+    const res = await gql(
+      t,
+      `query($id: ID!) { application(id: $id) {
+        vulnerabilityCounts { total bySeverity { critical high medium low } }
+        latestScans { id status }
+        scans(first: 500) { totalCount edges { node { id } } }
+        vulnerabilities(first: 500) { totalCount edges { node { id severity cvssScore cwe application { id } } } }
+        high: vulnerabilities(filter: { severity: HIGH }) { totalCount }
+      } }`,
+      { id: app },
+    );
+    expect(res.body.errors).toBeUndefined();
+    const a = res.body.data.application;
+    expect(a.vulnerabilities.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(restVulns.map((v: { id: string }) => v.id));
+    expect(a.vulnerabilities.totalCount).toBe(restVulns.length);
+    expect(a.vulnerabilities.edges[0].node.application.id).toBe(app);
+    expect(a.vulnerabilities.edges[0].node.cvssScore).toBe(restVulns[0].cvssScore);
+    expect(a.vulnerabilityCounts.total).toBe(restVulns.length);
+    for (const s of ["critical", "high", "medium", "low"]) {
+      expect(a.vulnerabilityCounts.bySeverity[s]).toBe(restVulns.filter((v: { severity: string }) => v.severity === s).length);
+    }
+    expect(a.high.totalCount).toBe(a.vulnerabilityCounts.bySeverity.high);
+    expect(a.scans.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(restScans.map((s: { id: string }) => s.id));
+    expect(a.latestScans.map((s: { id: string }) => s.id).sort()).toEqual(restScans.map((s: { id: string }) => s.id).sort());
+    expect(a.latestScans.every((s: { status: string }) => s.status === "COMPLETED")).toBe(true);
+
+    const top = await gql(t, `query($f: VulnerabilityFilter) { vulnerabilities(filter: $f, first: 500) { totalCount edges { node { id } } } }`, {
+      f: { applicationId: app },
+    });
+    expect(top.body.data.vulnerabilities.totalCount).toBe(restVulns.length);
+  });
+
+  it("needs vulnerabilities:read for vulnerability fields and rejects bad filters like REST", async () => {
+    const scansOnly = await t.token(["applications:read", "scans:read"]);
+    const res = await gql(t, `{ applications(first: 1) { edges { node { vulnerabilityCounts { total } } } } }`, undefined, { token: scansOnly });
+    expect(codesOf(res)).toContain("FORBIDDEN");
+    const top = await gql(t, `{ vulnerabilities { totalCount } }`, undefined, { token: scansOnly });
+    expect(codesOf(top)).toEqual(["FORBIDDEN"]);
+    const bad = await gql(t, `{ vulnerabilities(first: 501) { totalCount } }`);
+    expect(codesOf(bad)).toEqual(["BAD_USER_INPUT"]);
+  });
+
+  it("pages the cross-application list with first/after", async () => {
+    const total = (await gql(t, `{ vulnerabilities { totalCount } }`)).body.data.vulnerabilities.totalCount;
+    const seen = new Set<string>();
+    let after: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const res = await gql(t, `query($after: String) { vulnerabilities(first: 7, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id } } } }`, { after });
+      for (const e of res.body.data.vulnerabilities.edges) seen.add(e.node.id);
+      if (!res.body.data.vulnerabilities.pageInfo.hasNextPage) break;
+      after = res.body.data.vulnerabilities.pageInfo.endCursor;
+    }
+    expect(seen.size).toBe(total);
+  });
+
+  it("runs a constant number of SQL statements for 5 or 50 applications (no N+1)", async () => {
+    const fresh = await startTestApp({ SCAN_DURATION_MS: "0" });
+    const saved = t;
+    t = fresh;
+    try {
+      await seed(5);
+      const five = await countStatements(async () => {
+        const res = await gql(t, DASHBOARD, { first: 50 });
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.applications.edges).toHaveLength(5);
+        expect(res.body.data.applications.edges[0].node.latestScans).toHaveLength(2);
+      });
+      await seed(45);
+      const fifty = await countStatements(async () => {
+        const res = await gql(t, DASHBOARD, { first: 50 });
+        expect(res.body.data.applications.edges).toHaveLength(50);
+        for (const e of res.body.data.applications.edges) {
+          expect(e.node.latestScans).toHaveLength(2);
+          expect(e.node.vulnerabilities.edges.length).toBe(Math.min(10, e.node.vulnerabilities.totalCount));
+          expect(e.node.vulnerabilityCounts.total).toBe(e.node.vulnerabilities.totalCount);
+        }
+      });
+      expect(fifty).toBe(five);
+      expect(fifty).toBeLessThanOrEqual(10);
+    } finally {
+      t = saved;
+      await fresh.close();
+    }
+  });
+});
