@@ -82,6 +82,12 @@ describe("CreateWebhook", () => {
     expect(res.text).not.toContain(SECRET);
   });
 
+  it("reports every problem at once, the url policy included", async () => {
+    const res = await create(valid({ url: "https://10.0.0.1/", events: ["scan.done"], name: "" }));
+    expect(res.status).toBe(400);
+    expect([...new Set(paths(res))].sort()).toEqual(["events[0]", "name", "url"]);
+  });
+
   it("answers 400 for a body that is not an object", async () => {
     expect((await create([])).status).toBe(400);
     expect((await create(null)).status).toBe(400);

@@ -1,5 +1,4 @@
 import { requireScope } from "../../auth/scopes.ts";
-import { checkWebhookUrl } from "../../dispatcher/ssrf-guard.ts";
 import { invalid, notFound } from "../../errors.ts";
 import type { Prisma, Webhook } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
@@ -10,16 +9,9 @@ import {
   CREATE_READ_ONLY_FIELDS,
   SECRET_MASK,
   UPDATE_READ_ONLY_FIELDS,
-  createWebhookSchema,
-  updateWebhookSchema,
+  webhookSchemas,
   type UpdateWebhookInput,
 } from "./webhooks.schemas.ts";
-
-/** https only; literal loopback/private addresses refused unless the settings allow them. */
-function requireAcceptableUrl(ctx: ServiceContext, url: string): void {
-  const problem = checkWebhookUrl(url, { allowPrivateTargets: ctx.settings.allowPrivateWebhookTargets });
-  if (problem) throw invalid("Request body is invalid", [{ path: "url", message: problem }]);
-}
 
 export async function listWebhooks(ctx: ServiceContext, page: PageRequest): Promise<Page<Webhook>> {
   requireScope(ctx.actor, "webhooks:read");
@@ -35,8 +27,7 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webho
 
 export async function createWebhook(ctx: ServiceContext, body: unknown): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:write");
-  const input = parseInput(createWebhookSchema, bodyObject(body, CREATE_READ_ONLY_FIELDS));
-  requireAcceptableUrl(ctx, input.url);
+  const input = parseInput(webhookSchemas(ctx.settings).create, bodyObject(body, CREATE_READ_ONLY_FIELDS));
   const now = new Date();
   return ctx.db.webhook.create({
     data: { id: newId(), ...input, status: "active", createdAt: now, updatedAt: now },
@@ -59,8 +50,7 @@ function updateData(input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutation
  */
 export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:write");
-  const input = parseInput(updateWebhookSchema, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
-  if (input.url !== undefined) requireAcceptableUrl(ctx, input.url);
+  const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
   if (!isId(id)) throw notFound("Webhook");
   return ctx.db.$transaction(async (tx) => {
     const [current] = await tx.$queryRaw<{ status: Webhook["status"] }[]>`
