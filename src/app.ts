@@ -12,7 +12,9 @@ import { createHttpApp } from "./http/http-app.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
+import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 
@@ -64,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     audience: config.AUTH_AUDIENCE,
   });
 
-  const apiRoutes: RouteDefinition[] = [...applicationRoutes];
+  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...policyRoutes, ...webhookRoutes];
   const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
