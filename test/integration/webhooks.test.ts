@@ -320,8 +320,22 @@ describe("Authentication and scopes", () => {
     expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
   });
 
+  it("needs the read scope of every event type a subscription carries", async () => {
+    const body = { ...valid(), events: ["scan.completed", "vulnerability.created"] };
+    const scansOnly = await t.token(["webhooks:write", "scans:read"]);
+    const denied = await t.request("POST", "/webhooks", { token: scansOnly, body });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:read"');
+    const both = await t.token(["webhooks:write", "scans:read", "vulnerabilities:read"]);
+    const created = await t.request("POST", "/webhooks", { token: both, body });
+    expect(created.status).toBe(201);
+    const widen = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { events: ["policy.violated"] } });
+    expect(widen.status).toBe(403);
+    expect(widen.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="policies:read"');
+  });
+
   it("lets webhooks:read read and webhooks:write write", async () => {
-    const writer = await t.token(["webhooks:write"]);
+    const writer = await t.token(["webhooks:write", "scans:read", "vulnerabilities:read", "policies:read"]);
     const reader = await t.token(["webhooks:read"]);
     const created = await t.request("POST", "/webhooks", { token: writer, body: valid() });
     expect(created.status).toBe(201);

@@ -1,4 +1,5 @@
 import { requireScope } from "../../auth/scopes.ts";
+import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
 import { invalid, notFound } from "../../errors.ts";
 import type { Prisma, Webhook } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
@@ -12,6 +13,14 @@ import {
   webhookSchemas,
   type UpdateWebhookInput,
 } from "./webhooks.schemas.ts";
+
+/**
+ * A subscription carries event data out of the service, so it needs the read scope of every event
+ * type it asks for (CONTRACT §1): webhooks:write alone must not be a way to read vulnerabilities.
+ */
+function requireEventScopes(ctx: ServiceContext, events: readonly string[] | undefined): void {
+  for (const type of events ?? []) requireScope(ctx.actor, EVENT_READ_SCOPE[type as EventType]);
+}
 
 export async function listWebhooks(ctx: ServiceContext, page: PageRequest): Promise<Page<Webhook>> {
   requireScope(ctx.actor, "webhooks:read");
@@ -28,6 +37,7 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webho
 export async function createWebhook(ctx: ServiceContext, body: unknown): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).create, bodyObject(body, CREATE_READ_ONLY_FIELDS));
+  requireEventScopes(ctx, input.events);
   const now = new Date();
   return ctx.db.webhook.create({
     data: { id: newId(), ...input, status: "active", createdAt: now, updatedAt: now },
@@ -51,6 +61,7 @@ function updateData(input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutation
 export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
+  requireEventScopes(ctx, input.events);
   if (!isId(id)) throw notFound("Webhook");
   return ctx.db.$transaction(async (tx) => {
     const [current] = await tx.$queryRaw<{ status: Webhook["status"] }[]>`
