@@ -351,6 +351,19 @@ describe("claiming", () => {
     expect(JSON.parse(receiver.requests[0]!.rawBody.toString()).eventId).toBe(eventId);
   });
 
+  it("stop() lets an in-flight attempt finish, records it and holds no lease afterwards", async () => {
+    const hook = await createWebhook(receiver.url("/stopping"));
+    receiver.answer = () => ({ status: 200, delayMs: 150 });
+    const d = dispatcher();
+    d.start();
+    await emit();
+    await receiver.waitFor((reqs) => reqs.length === 1, 3000);
+    await d.stop();
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(delivery).toMatchObject({ status: "delivered", leaseOwner: null, leaseExpiresAt: null });
+    expect(delivery!.attempts).toHaveLength(1);
+  });
+
   it("lets several dispatchers run at once without sending a delivery twice", async () => {
     const hook = await createWebhook(receiver.url("/concurrent"));
     receiver.answer = () => ({ status: 200, delayMs: 20 });
