@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { verifyWebhookDelivery } from "../../src/webhooks/verify-delivery.ts";
+import { verifyWebhookDelivery } from "appsec-service/webhook-verify";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";

@@ -8,7 +8,7 @@ import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import type { WebhookStatus } from "../../src/generated/prisma/client.ts";
 import { newId } from "../../src/ids.ts";
-import { verifyWebhookDelivery, WebhookVerificationError } from "../../src/webhooks/verify-delivery.ts";
+import { verifyWebhookDelivery, WebhookVerificationError } from "appsec-service/webhook-verify";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
