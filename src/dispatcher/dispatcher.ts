@@ -223,7 +223,11 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function pass(): Promise<{ fannedOut: number; started: Promise<void>[] }> {
     await cancelDisabled();
     let fannedOut = 0;
-    for (let n = FAN_OUT_BATCH; n === FAN_OUT_BATCH; fannedOut += n) n = await fanOutEvents(db.prisma, FAN_OUT_BATCH);
+    let batch: number;
+    do {
+      batch = await fanOutEvents(db.prisma, FAN_OUT_BATCH);
+      fannedOut += batch;
+    } while (batch === FAN_OUT_BATCH);
     const free = concurrency - inFlight.size;
     const claimed = free > 0 ? await claim(free) : [];
     return { fannedOut, started: claimed.map((d) => track(attempt(d))) };
