@@ -233,10 +233,15 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     return { fannedOut, started: claimed.map((d) => track(attempt(d))) };
   }
 
-  /** Wakes again when the earliest scheduled retry is due, if that comes before the next poll. */
+  /**
+   * Wakes again when the earliest scheduled retry is due, if that comes before the next poll. Only
+   * future ones count: what is already due is in flight here or leased elsewhere (the poll catches
+   * expired leases), and when every slot is busy a finishing attempt wakes the loop anyway.
+   */
   async function scheduleNextDue(): Promise<void> {
+    if (inFlight.size >= concurrency) return;
     const [row] = await db.prisma.$queryRaw<{ due: Date | null }[]>`
-      SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'`;
+      SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()`;
     const wait = row?.due ? row.due.getTime() - Date.now() : Infinity;
     clearTimeout(dueTimer);
     if (running && wait < pollIntervalMs) dueTimer = setTimeout(wake, Math.max(0, wait) + 5);
