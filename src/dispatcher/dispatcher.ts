@@ -268,23 +268,26 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   }
 
   async function listen(): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    const lost = (err: unknown) => {
+      log.warn({ err }, "webhook dispatcher has no LISTEN connection; polling until it is back");
+      if (client && listener === client) {
+        listener = undefined;
+        client.release(true);
+      }
+      if (running) setTimeout(() => void listen(), pollIntervalMs);
+    };
     try {
-      const client = await db.pool.connect();
+      client = await db.pool.connect();
       if (!running) return client.release(true);
       listener = client;
       client.on("notification", wake);
-      client.on("error", (err) => {
-        log.warn({ err }, "webhook dispatcher lost its LISTEN connection; polling until it is back");
-        client.release(true);
-        if (listener === client) listener = undefined;
-        if (running) setTimeout(() => void listen(), pollIntervalMs);
-      });
+      client.on("error", lost);
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
       wake(); // whatever was committed before LISTEN took effect
     } catch (err) {
-      log.warn({ err }, "webhook dispatcher could not LISTEN; polling");
-      if (running) setTimeout(() => void listen(), pollIntervalMs);
+      lost(err);
     }
   }
 
