@@ -270,11 +270,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function listen(): Promise<void> {
     let client: pg.PoolClient | undefined;
     const lost = (err: unknown) => {
+      if (client && listener !== client) return; // already handled, or stop() released it
+      listener = undefined;
+      client?.release(true);
       log.warn({ err }, "webhook dispatcher has no LISTEN connection; polling until it is back");
-      if (client && listener === client) {
-        listener = undefined;
-        client.release(true);
-      }
       if (running) setTimeout(() => void listen(), pollIntervalMs);
     };
     try {
