@@ -7,12 +7,15 @@ import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { readMigrations } from "./db/migrate.ts";
+import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
+import { createDispatcher } from "./dispatcher/dispatcher.ts";
 import type { DomainSettings, ServiceContext } from "./domain/context.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
+import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -66,7 +69,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     audience: config.AUTH_AUDIENCE,
   });
 
-  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...policyRoutes, ...webhookRoutes];
+  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...policyRoutes, ...webhookRoutes, ...webhookDeliveryRoutes];
   const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
@@ -83,6 +86,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const server = http.createServer(koa.callback());
   const workers: BackgroundWorker[] = [];
+  workers.push(createDispatcher({ db, config, log, metrics }));
+  registerBacklogGauge(metrics.registry, db.pool);
 
   return {
     config,

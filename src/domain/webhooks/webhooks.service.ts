@@ -75,7 +75,7 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
     const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(input), updatedAt: new Date() } });
     if (updated.status === "disabled") {
       await tx.$executeRaw`
-        UPDATE webhook_deliveries SET status = 'cancelled', updated_at = now()
+        UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
          WHERE webhook_id = ${id}::uuid AND status = 'pending'`;
     }
     return updated;
