@@ -9,6 +9,7 @@ import {
   languageFamily,
   type ContainerEntry,
   type DastEntry,
+  type LanguageFamily,
   type SastEntry,
   type ScaEntry,
 } from "./catalogue.ts";
@@ -57,7 +58,7 @@ export function simulatedPopulation(key: PopulationKey): Finding[] {
 }
 
 /** Most of the population, never none: a random share up to MAX_MISSED_SHARE is missed, seeded by the scan. */
-export function reportedFindings(population: readonly Finding[], scanId: string): Finding[] {
+function reportedFindings(population: readonly Finding[], scanId: string): Finding[] {
   const random = seededRandom(scanId);
   const missedCount = random.int(0, Math.floor(population.length * MAX_MISSED_SHARE));
   const missed = new Set(random.shuffle(population).slice(0, missedCount));
@@ -108,7 +109,7 @@ function scoreWithinBand(severity: Finding["severity"], random: Random): number 
 
 const commit = (random: Random): string => `commit ${random.hex(7)}`;
 
-function sastFinding(entry: SastEntry, random: Random, family: keyof SastEntry["paths"]): Finding {
+function sastFinding(entry: SastEntry, random: Random, family: LanguageFamily): Finding {
   return finding("sast", entry, {
     location: `${random.pick(entry.paths[family])}:${random.int(8, 420)}`,
     cve: null,
