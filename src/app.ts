@@ -15,11 +15,16 @@ import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
+import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
+import { scanRoutes } from "./http/routes/scans.routes.ts";
+import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
 import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
+import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
 
@@ -37,6 +42,8 @@ export interface AppOptions {
   /** HS256 secret in force (the configured one or the zero-setup development one). */
   jwtSecret?: string;
   log?: Logger;
+  /** Engines replacing the simulator for some scan types (tests). */
+  scanEngines?: Partial<Record<ScanType, ScannerEngine>>;
 }
 
 export interface App {
@@ -49,6 +56,7 @@ export interface App {
   server: http.Server;
   routes: readonly RouteDefinition[];
   workers: BackgroundWorker[];
+  scanRunner: ScanRunner;
   /** A service context for code that runs outside a request (workers, scripts). */
   systemContext(): ServiceContext;
   close(): Promise<void>;
@@ -69,7 +77,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     audience: config.AUTH_AUDIENCE,
   });
 
-  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...policyRoutes, ...webhookRoutes, ...webhookDeliveryRoutes];
+  const apiRoutes: RouteDefinition[] = [
+    ...applicationRoutes,
+    ...scanRoutes,
+    ...vulnerabilityRoutes,
+    ...policyRoutes,
+    ...policyEvaluationRoutes,
+    ...webhookRoutes,
+    ...webhookDeliveryRoutes,
+  ];
   const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
@@ -86,7 +102,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const server = http.createServer(koa.callback());
   const workers: BackgroundWorker[] = [];
-  workers.push(createDispatcher({ db, config, log, metrics }));
+  const scanRunner = createScanRunner({
+    db: db.prisma,
+    pool: db.pool,
+    engines: createEngines({ durationMs: config.SCAN_DURATION_MS, overrides: options.scanEngines }),
+    log: log.child({ worker: "scan-runner" }),
+    leaseMs: config.SCAN_LEASE_MS,
+  });
+  workers.push(scanRunner, createDispatcher({ db, config, log, metrics }));
   registerBacklogGauge(metrics.registry, db.pool);
 
   return {
@@ -99,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     server,
     routes,
     workers,
+    scanRunner,
     systemContext: () => ({ db: db.prisma, actor: undefined, log, settings }),
     async close() {
       await Promise.all(workers.map((w) => w.stop()));

@@ -1,0 +1,62 @@
+// Triggering and reading scans. Moving a scan past `queued` is the scan runner's job (scan-lifecycle.ts).
+import { requireScope } from "../../auth/scopes.ts";
+import { isUniqueViolation } from "../../db/client.ts";
+import { conflict, notFound } from "../../errors.ts";
+import { Prisma, type Scan } from "../../generated/prisma/client.ts";
+import { isId, newId } from "../../ids.ts";
+import { requireApplication } from "../applications/require-application.ts";
+import type { ServiceContext } from "../context.ts";
+import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { bodyObject, parseInput } from "../validation.ts";
+import { READ_ONLY_FIELDS, triggerScanSchema } from "./scans.schemas.ts";
+
+/** NOTIFY channel that wakes scan runners when a scan is queued (polling covers a missed one). */
+export const SCAN_QUEUED_CHANNEL = "appsec_scan_queued";
+
+const isForeignKeyViolation = (err: unknown): boolean =>
+  err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003";
+
+/**
+ * Queues a scan. The partial unique index scans_one_active_per_type decides conflicts, so of any
+ * number of racing triggers of one type exactly one wins; the foreign key decides existence.
+ */
+export async function triggerScan(ctx: ServiceContext, applicationId: string, body: unknown): Promise<Scan> {
+  const actor = requireScope(ctx.actor, "scans:write");
+  const input = parseInput(triggerScanSchema, bodyObject(body, READ_ONLY_FIELDS));
+  if (!isId(applicationId)) throw notFound("Application");
+  let scan: Scan;
+  try {
+    scan = await ctx.db.scan.create({
+      data: {
+        id: newId(),
+        applicationId,
+        scanType: input.scanType,
+        status: "queued",
+        triggeredBy: input.triggeredBy ?? actor.sub,
+        createdAt: new Date(),
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw conflict(`A ${input.scanType} scan is already queued or running for this application`);
+    }
+    if (isForeignKeyViolation(err)) throw notFound("Application");
+    throw err;
+  }
+  await ctx.db.$executeRaw`SELECT pg_notify(${SCAN_QUEUED_CHANNEL}, ${scan.id})`;
+  return scan;
+}
+
+export async function listScans(ctx: ServiceContext, applicationId: string, page: PageRequest): Promise<Page<Scan>> {
+  requireScope(ctx.actor, "scans:read");
+  await requireApplication(ctx.db, applicationId);
+  return findPage(page, (args) => ctx.db.scan.findMany({ ...args, where: { AND: [{ applicationId }, args.where] } }));
+}
+
+export async function getScan(ctx: ServiceContext, applicationId: string, scanId: string): Promise<Scan> {
+  requireScope(ctx.actor, "scans:read");
+  await requireApplication(ctx.db, applicationId);
+  const scan = isId(scanId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
+  if (!scan) throw notFound("Scan");
+  return scan;
+}

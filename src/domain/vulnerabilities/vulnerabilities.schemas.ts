@@ -1,0 +1,11 @@
+import { z } from "zod";
+import { severityField } from "../validation.ts";
+
+export const VULNERABILITY_STATUSES = ["open", "in_progress", "resolved", "accepted"] as const;
+
+/** Filters of ListApplicationVulnerabilities: a value outside its enum is 400 (SPEC §4 rule 2). */
+export const vulnerabilityFilterSchema = z.object({
+  severity: severityField.optional(),
+  status: z.enum(VULNERABILITY_STATUSES).optional(),
+});
+export type VulnerabilityFilter = z.infer<typeof vulnerabilityFilterSchema>;

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { VULNERABILITY_STATUSES } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
+import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
+import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
+import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
+import type { RouteDefinition } from "../route.ts";
+
+export const vulnerabilityRoutes: RouteDefinition[] = [
+  {
+    operationId: "ListApplicationVulnerabilities",
+    method: "GET",
+    path: "/applications/{id}/vulnerabilities",
+    summary: "List an application's vulnerabilities, newest first",
+    tag: "Vulnerabilities",
+    scope: "vulnerabilities:read",
+    query: z.object({
+      severity: z.enum(["low", "medium", "high", "critical"]).optional().describe("Exact severity; another value is 400"),
+      status: z.enum(VULNERABILITY_STATUSES).optional().describe("Exact status; another value is 400"),
+      ...pageQueryShape,
+    }),
+    success: { status: 200, description: "A page of vulnerabilities", schema: z.array(vulnerabilityViewSchema), headers: ["Link"] },
+    errors: [400, 404],
+    async handle(ctx, svc) {
+      const page = pageRequestOf(ctx);
+      const filter = { severity: singleQuery(ctx, "severity"), status: singleQuery(ctx, "status") };
+      sendPage(
+        ctx,
+        await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page),
+        page.limit,
+        toVulnerabilityView,
+      );
+    },
+  },
+];
