@@ -7,6 +7,8 @@ import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { readMigrations } from "./db/migrate.ts";
+import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
+import { createDispatcher } from "./dispatcher/dispatcher.ts";
 import type { DomainSettings, ServiceContext } from "./domain/context.ts";
 import { createEventBus, type EventBus } from "./events/pubsub.ts";
 import { attachGraphqlWs } from "./graphql/ws.ts";
@@ -15,10 +17,13 @@ import { createHttpApp } from "./http/http-app.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
 import { scanRoutes } from "./http/routes/scans.routes.ts";
 import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
+import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
+import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
@@ -79,7 +84,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     audience: config.AUTH_AUDIENCE,
   });
 
-  const apiRoutes: RouteDefinition[] = [...applicationRoutes, ...scanRoutes, ...vulnerabilityRoutes, ...policyEvaluationRoutes];
+  const apiRoutes: RouteDefinition[] = [
+    ...applicationRoutes,
+    ...scanRoutes,
+    ...vulnerabilityRoutes,
+    ...policyRoutes,
+    ...policyEvaluationRoutes,
+    ...webhookRoutes,
+    ...webhookDeliveryRoutes,
+  ];
   const routes: RouteDefinition[] = [
     ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
@@ -115,7 +128,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
   });
-  workers.push(scanRunner);
+  workers.push(scanRunner, createDispatcher({ db, config, log, metrics }));
+  registerBacklogGauge(metrics.registry, db.pool);
 
   return {
     config,

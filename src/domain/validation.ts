@@ -53,7 +53,7 @@ export function bodyObject(input: unknown, readOnly: readonly string[]): Record<
 // Field rules shared by several resources (CONTRACT §3).
 export const nameField = z
   .string()
-  .min(1, "Must not be empty")
+  .min(1, { message: "Must not be empty", abort: true })
   .max(200, "Must be at most 200 characters")
   .refine((s) => s.trim().length > 0, "Must not be blank");
 

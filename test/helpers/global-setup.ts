@@ -2,23 +2,12 @@
 // temporary directory. A migrated template database is made once; each test file clones it
 // (test/helpers/database.ts), so files run in parallel without seeing each other's rows.
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db/embedded.ts";
 import { migrate } from "../../src/db/migrate.ts";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "./service-process.ts";
 
 export default async function globalSetup() {
   const run = randomBytes(4).toString("hex");

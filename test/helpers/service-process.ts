@@ -2,10 +2,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const TSX = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
+// `node --import tsx` keeps the service in this one process (the tsx CLI would run it in a
+// grandchild and relay signals), so SIGTERM and SIGKILL reach the service itself, as with npm start.
+const TSX_LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = path.join(ROOT, "src/main.ts");
 
 export async function freePort(): Promise<number> {
@@ -32,7 +34,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(options: { env: Record<string, string>; cwd?: string; timeoutMs?: number }): Promise<ServiceProcess> {
   const port = Number(options.env.PORT ?? (await freePort()));
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...options.env, PORT: String(port) };
-  const child = spawn(process.execPath, [TSX, MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.on("data", (chunk) => (err += String(chunk)));
   child.stdout!.resume();

@@ -42,6 +42,19 @@ describe("/openapi.json", () => {
       GetApplication: "GET /applications/{id}",
       UpdateApplication: "PUT /applications/{id}",
       DeleteApplication: "DELETE /applications/{id}",
+      ListApplicationScans: "GET /applications/{id}/scans",
+      TriggerApplicationScan: "POST /applications/{id}/scans",
+      ListApplicationVulnerabilities: "GET /applications/{id}/vulnerabilities",
+      ListPolicies: "GET /policies",
+      CreatePolicy: "POST /policies",
+      GetPolicy: "GET /policies/{id}",
+      UpdatePolicy: "PUT /policies/{id}",
+      DeletePolicy: "DELETE /policies/{id}",
+      ListWebhooks: "GET /webhooks",
+      CreateWebhook: "POST /webhooks",
+      GetWebhook: "GET /webhooks/{id}",
+      UpdateWebhook: "PUT /webhooks/{id}",
+      DeleteWebhook: "DELETE /webhooks/{id}",
     };
     for (const [id, route] of Object.entries(spec)) expect(ops.get(id)).toBe(route);
   });

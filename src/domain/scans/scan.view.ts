@@ -39,7 +39,16 @@ export const toScanEventData = (s: Scan): ScanEventData => ({
   triggeredBy: s.triggeredBy,
   startedAt: s.startedAt?.toISOString() ?? null,
   completedAt: s.completedAt?.toISOString() ?? null,
-  summary: (s.summary as ScanSummary | null) ?? null,
+  summary: s.summary ? inOrder(s.summary as unknown as ScanSummary) : null,
+});
+
+// jsonb stores keys in its own order; answer in the documented one.
+const inOrder = ({ totalFindings, critical, high, medium, low }: ScanSummary): ScanSummary => ({
+  totalFindings,
+  critical,
+  high,
+  medium,
+  low,
 });
 
 export const toScanView = (s: Scan): ScanView => ({ ...toScanEventData(s), createdAt: s.createdAt.toISOString() }) as ScanView;

@@ -16,7 +16,7 @@ export async function listApplicationVulnerabilities(
   page: PageRequest,
 ): Promise<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
-  const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Query parameters");
+  const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
   await requireApplication(ctx.db, applicationId);
   return findPage(page, (args) =>
     ctx.db.vulnerability.findMany({ ...args, where: { AND: [{ applicationId, ...filter }, args.where] } }),

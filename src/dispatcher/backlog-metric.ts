@@ -1,0 +1,18 @@
+import type pg from "pg";
+import { Gauge, type Registry } from "prom-client";
+
+/** Work waiting for the dispatcher, measured when Prometheus scrapes: pending deliveries + unfanned events. */
+export function registerBacklogGauge(registry: Registry, pool: pg.Pool): void {
+  new Gauge({
+    name: "webhook_backlog",
+    help: "Pending webhook deliveries plus events not yet fanned out to subscriptions",
+    registers: [registry],
+    async collect() {
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
+              + (SELECT count(*) FROM events WHERE fanned_out_at IS NULL) AS n`,
+      );
+      this.set(Number(rows[0]?.n ?? 0));
+    },
+  });
+}

@@ -1,0 +1,324 @@
+// The webhook dispatcher (CONTRACT §7): fans committed outbox events out to subscriptions, then
+// claims due deliveries with leases and sends them. Several instances may run against one database:
+// SKIP LOCKED splits the work, and a lease keeps a delivery with one sender until it expires, which
+// is also how a crashed instance's deliveries are taken over. LISTEN/NOTIFY wakes it within
+// milliseconds of a commit; polling is the fallback.
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import type pg from "pg";
+import { Agent } from "undici";
+import type { BackgroundWorker } from "../app.ts";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
+import { EVENTS_CHANNEL } from "../events/outbox.ts";
+import type { Event, Webhook, WebhookDelivery } from "../generated/prisma/client.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import { fanOutEvents } from "./fan-out.ts";
+import { decideOutcome, nextAttemptDelay, type DeliveryOutcome } from "./retry-policy.ts";
+import { AttemptAbandoned, sendAttempt, type SentAttempt } from "./send-attempt.ts";
+import { buildDeliveryRequest } from "./signing.ts";
+import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "./ssrf-guard.ts";
+
+export const DISPATCHER_NAME = "webhook-dispatcher";
+const FAN_OUT_BATCH = 100;
+/** A lease outlives the attempt's timeout by this much, leaving time to record the outcome. */
+const LEASE_MARGIN_MS = 2000;
+/** How long stop() lets in-flight attempts finish before abandoning them. */
+const STOP_GRACE_MS = 2000;
+
+type ClaimedDelivery = WebhookDelivery & { webhook: Webhook; event: Event };
+
+export interface DispatcherOptions {
+  db: Database;
+  config: Pick<
+    Config,
+    | "WEBHOOK_ALLOW_PRIVATE_TARGETS"
+    | "WEBHOOK_TIMEOUT_MS"
+    | "WEBHOOK_RETRY_INITIAL_MS"
+    | "WEBHOOK_RETRY_MAX_DELAY_MS"
+    | "WEBHOOK_RETRY_WINDOW_MS"
+  >;
+  log: Logger;
+  metrics: Pick<Metrics, "webhookDeliveries" | "webhookAttemptDuration">;
+  /** Lease owner name; unique per instance by default. */
+  instanceId?: string;
+  pollIntervalMs?: number;
+  /** Attempts in flight at once. */
+  concurrency?: number;
+  /**
+   * Test seams. Production trusts Node's default CAs, which include NODE_EXTRA_CA_CERTS (undici's
+   * TLS connector leaves `ca` unset unless given here), and resolves names with dns.lookup.
+   */
+  tls?: { ca?: string | Buffer };
+  resolveAll?: ResolveAll;
+  random?: () => number;
+}
+
+export interface WebhookDispatcher extends BackgroundWorker {
+  /** One pass (fan out, claim what is due, attempt it) that resolves when those attempts are recorded. */
+  runOnce(): Promise<{ fannedOut: number; attempted: number }>;
+}
+
+export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
+  const { db, config, log, metrics } = options;
+  const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const concurrency = options.concurrency ?? 16;
+  const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  const agent = new Agent({
+    connect: { lookup: createGuardedLookup({ allowPrivateTargets, resolveAll: options.resolveAll }), ...options.tls },
+  });
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+
+  let running = false;
+  let stopping: Promise<void> | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let dueTimer: NodeJS.Timeout | undefined;
+  let listener: pg.PoolClient | undefined;
+  let ticking: Promise<void> | undefined;
+  let again = false;
+
+  async function claim(limit: number): Promise<ClaimedDelivery[]> {
+    const claimed = await db.prisma.$queryRaw<{ id: string }[]>`
+      WITH due AS (
+        SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now()
+           AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         ORDER BY next_attempt_at, id
+         LIMIT ${limit}
+           FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d
+         SET lease_owner = ${owner}, lease_expires_at = now() + ${leaseMs} * interval '1 millisecond'
+        FROM due
+       WHERE d.id = due.id
+      RETURNING d.id`;
+    if (claimed.length === 0) return [];
+    return db.prisma.webhookDelivery.findMany({
+      where: { id: { in: claimed.map((c) => c.id) } },
+      include: { webhook: true, event: true },
+    });
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { webhook, event } = delivery;
+    if (webhook.status === "disabled") {
+      await db.prisma.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseOwner: owner },
+        data: { status: "cancelled", nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: new Date() },
+      });
+      metrics.webhookDeliveries.inc({ outcome: "cancelled" });
+      return;
+    }
+
+    const attemptedAt = new Date();
+    // IP literals never reach the guarded lookup, so the URL itself is checked on every attempt.
+    const refusal = checkWebhookUrl(webhook.url, { allowPrivateTargets });
+    const result: SentAttempt = refusal
+      ? { error: "forbidden_target", durationMs: 0, detail: refusal }
+      : await sendAttempt({
+          url: webhook.url,
+          delivery: buildDeliveryRequest({
+            secret: webhook.secret,
+            deliveryId: delivery.id,
+            eventId: event.id,
+            eventType: event.type,
+            timestamp: event.occurredAt.toISOString(),
+            data: event.data as object,
+            attemptedAt,
+          }),
+          dispatcher: agent,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          shutdown: shutdown.signal,
+        });
+    metrics.webhookAttemptDuration.observe(result.durationMs / 1000);
+
+    const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt;
+    const outcome = decideOutcome({
+      ...result,
+      firstAttemptAt,
+      now: new Date(),
+      windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+      nextDelayMs: nextAttemptDelay({
+        attempt: delivery.attemptCount + 1,
+        initialMs: config.WEBHOOK_RETRY_INITIAL_MS,
+        maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
+        random: options.random,
+      }),
+    });
+    await record(delivery, { attemptedAt, firstAttemptAt, result, outcome });
+    metrics.webhookDeliveries.inc({ outcome: outcome.kind });
+  }
+
+  /** The attempt and the delivery's new state in one transaction, with the subscription's health. */
+  async function record(
+    delivery: ClaimedDelivery,
+    { attemptedAt, firstAttemptAt, result, outcome }: { attemptedAt: Date; firstAttemptAt: Date; result: SentAttempt; outcome: DeliveryOutcome },
+  ): Promise<void> {
+    const nextAttemptAt = outcome.kind === "retry" ? outcome.nextAttemptAt : null;
+    const now = new Date();
+    await db.prisma.$transaction(async (tx) => {
+      await tx.deliveryAttempt.create({
+        data: {
+          id: newId(),
+          deliveryId: delivery.id,
+          attemptedAt,
+          statusCode: result.statusCode ?? null,
+          durationMs: result.durationMs,
+          error: result.error ? `${result.error}: ${result.detail}` : null,
+          nextAttemptAt,
+        },
+      });
+      // Still ours and still pending: a subscription disabled meanwhile has cancelled it for good.
+      const { count } = await tx.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseOwner: owner, status: "pending" },
+        data: {
+          status: outcome.kind === "retry" ? "pending" : outcome.kind,
+          attemptCount: { increment: 1 },
+          firstAttemptAt,
+          nextAttemptAt,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          updatedAt: now,
+        },
+      });
+      // Lease lost (this attempt outlived it) or cancelled: the attempt stays in the log, nothing else changes.
+      if (count === 0) return;
+      if (outcome.kind === "failed") {
+        await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "active" }, data: { status: "error", updatedAt: now } });
+      } else if (outcome.kind === "delivered") {
+        await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "error" }, data: { status: "active", updatedAt: now } });
+      }
+    });
+  }
+
+  function track(work: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = work
+      .catch((err: unknown) => {
+        if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
+      })
+      .finally(() => {
+        inFlight.delete(tracked);
+        wake(); // a slot is free
+      });
+    inFlight.add(tracked);
+    return tracked;
+  }
+
+  async function pass(): Promise<{ fannedOut: number; started: Promise<void>[] }> {
+    let fannedOut = 0;
+    let batch: number;
+    do {
+      batch = await fanOutEvents(db.prisma, FAN_OUT_BATCH);
+      fannedOut += batch;
+    } while (batch === FAN_OUT_BATCH);
+    const free = concurrency - inFlight.size;
+    const claimed = free > 0 ? await claim(free) : [];
+    return { fannedOut, started: claimed.map((d) => track(attempt(d))) };
+  }
+
+  /**
+   * Wakes again when the earliest scheduled retry is due, if that comes before the next poll. Only
+   * future ones count: what is already due is in flight here or leased elsewhere (the poll catches
+   * expired leases), and when every slot is busy a finishing attempt wakes the loop anyway.
+   */
+  async function scheduleNextDue(): Promise<void> {
+    if (inFlight.size >= concurrency) return;
+    const [row] = await db.prisma.$queryRaw<{ due: Date | null }[]>`
+      SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()`;
+    const wait = row?.due ? row.due.getTime() - Date.now() : Infinity;
+    clearTimeout(dueTimer);
+    if (running && wait < pollIntervalMs) dueTimer = setTimeout(wake, Math.max(0, wait) + 5);
+  }
+
+  function wake(): void {
+    if (!running) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+          await scheduleNextDue();
+        } catch (err) {
+          log.error({ err }, "webhook dispatcher pass failed");
+        }
+      } while (again && running);
+      ticking = undefined;
+    })();
+  }
+
+  async function listen(): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    const lost = (err: unknown) => {
+      if (client && listener !== client) return; // already handled, or stop() released it
+      listener = undefined;
+      client?.release(true);
+      log.warn({ err }, "webhook dispatcher has no LISTEN connection; polling until it is back");
+      if (running) setTimeout(() => void listen(), pollIntervalMs);
+    };
+    try {
+      client = await db.pool.connect();
+      if (!running) return client.release(true);
+      listener = client;
+      client.on("notification", wake);
+      client.on("error", lost);
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+      wake(); // whatever was committed before LISTEN took effect
+    } catch (err) {
+      lost(err);
+    }
+  }
+
+  async function releaseLeases(): Promise<void> {
+    await db.prisma.$executeRaw`
+      UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`;
+  }
+
+  return {
+    name: DISPATCHER_NAME,
+
+    start() {
+      if (running || stopping) return;
+      running = true;
+      pollTimer = setInterval(wake, pollIntervalMs);
+      void listen();
+      wake();
+    },
+
+    async runOnce() {
+      const { fannedOut, started } = await pass();
+      await Promise.all(started);
+      return { fannedOut, attempted: started.length };
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        clearInterval(pollTimer);
+        clearTimeout(dueTimer);
+        listener?.release(true);
+        listener = undefined;
+        await ticking;
+        let graceTimer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
+        await Promise.race([Promise.all(inFlight), grace]);
+        clearTimeout(graceTimer);
+        shutdown.abort();
+        await Promise.all(inFlight);
+        await releaseLeases().catch((err: unknown) => log.warn({ err }, "could not release webhook delivery leases"));
+        await agent.destroy();
+      })();
+      return stopping;
+    },
+  };
+}

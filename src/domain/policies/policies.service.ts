@@ -1,0 +1,116 @@
+import { requireScope } from "../../auth/scopes.ts";
+import { isUniqueViolation, type Tx } from "../../db/client.ts";
+import { conflict, invalid, notFound, type FieldError } from "../../errors.ts";
+import type { Policy, Prisma } from "../../generated/prisma/client.ts";
+import { isId, newId } from "../../ids.ts";
+import type { ServiceContext } from "../context.ts";
+import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { bodyObject, parseInput } from "../validation.ts";
+import {
+  READ_ONLY_FIELDS,
+  createPolicySchema,
+  updatePolicySchema,
+  type PolicyConditionsInput,
+  type UpdatePolicyInput,
+} from "./policies.schemas.ts";
+
+const duplicateName = (name: string) => conflict(`A policy named '${name}' already exists`);
+
+/** The stored columns for a conditions object (absent or null: every application, any severity). */
+function conditionColumns(conditions: PolicyConditionsInput | null | undefined) {
+  const ids = conditions?.applicationIds;
+  return {
+    allApplications: ids == null,
+    applicationIds: [...new Set(ids ?? [])],
+    vulnerabilitySeverity: conditions?.vulnerabilitySeverity ?? null,
+  };
+}
+
+/**
+ * Every named application must exist. The rows are share-locked until the transaction ends, so a
+ * concurrent application delete waits for this write and then removes the id from the policy
+ * (see deleteApplication) rather than leaving it dangling.
+ */
+async function requireApplications(tx: Tx, conditions: PolicyConditionsInput | null | undefined): Promise<void> {
+  const ids = conditions?.applicationIds;
+  if (!ids?.length) return;
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM applications WHERE id = ANY(${[...new Set(ids)]}::uuid[]) FOR SHARE`;
+  const found = new Set(rows.map((r) => r.id));
+  const errors: FieldError[] = ids.flatMap((id, i) =>
+    found.has(id) ? [] : [{ path: `conditions.applicationIds[${i}]`, message: `No application with id '${id}'` }],
+  );
+  if (errors.length > 0) throw invalid("Policy conditions name unknown applications", errors);
+}
+
+export async function listPolicies(ctx: ServiceContext, page: PageRequest): Promise<Page<Policy>> {
+  requireScope(ctx.actor, "policies:read");
+  return findPage(page, (args) => ctx.db.policy.findMany(args));
+}
+
+export async function getPolicy(ctx: ServiceContext, id: string): Promise<Policy> {
+  requireScope(ctx.actor, "policies:read");
+  const policy = isId(id) ? await ctx.db.policy.findUnique({ where: { id } }) : null;
+  if (!policy) throw notFound("Policy");
+  return policy;
+}
+
+export async function createPolicy(ctx: ServiceContext, body: unknown): Promise<Policy> {
+  requireScope(ctx.actor, "policies:write");
+  const input = parseInput(createPolicySchema, bodyObject(body, READ_ONLY_FIELDS));
+  const now = new Date();
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      await requireApplications(tx, input.conditions);
+      return tx.policy.create({
+        data: {
+          id: newId(),
+          name: input.name,
+          action: input.action,
+          ...conditionColumns(input.conditions),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateName(input.name);
+    throw err;
+  }
+}
+
+function updateData(input: UpdatePolicyInput): Prisma.PolicyUpdateManyMutationInput {
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.action !== undefined && { action: input.action }),
+    ...(input.conditions !== undefined && conditionColumns(input.conditions)),
+  };
+}
+
+export async function updatePolicy(ctx: ServiceContext, id: string, body: unknown): Promise<Policy> {
+  requireScope(ctx.actor, "policies:write");
+  const input = parseInput(updatePolicySchema, bodyObject(body, READ_ONLY_FIELDS));
+  if (!isId(id)) throw notFound("Policy");
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      // Applications are locked before the policy row, the same order deleteApplication takes.
+      await requireApplications(tx, input.conditions);
+      const [updated] = await tx.policy.updateManyAndReturn({
+        where: { id },
+        data: { ...updateData(input), updatedAt: new Date() },
+      });
+      if (!updated) throw notFound("Policy");
+      return updated;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateName(input.name!);
+    throw err;
+  }
+}
+
+export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
+  requireScope(ctx.actor, "policies:write");
+  if (!isId(id)) throw notFound("Policy");
+  const { count } = await ctx.db.policy.deleteMany({ where: { id } });
+  if (count === 0) throw notFound("Policy");
+}

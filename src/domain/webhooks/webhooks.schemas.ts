@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { checkWebhookUrl } from "../../dispatcher/ssrf-guard.ts";
+import { isEventType } from "../../events/catalog.ts";
+import { nameField } from "../validation.ts";
+
+/** What every response shows in place of the secret; sent back on update it keeps the stored one. */
+export const SECRET_MASK = "********";
+
+export const SETTABLE_STATUSES = ["active", "disabled"] as const;
+
+// https only; literal loopback/private addresses refused unless the deployment allows them.
+const urlField = (allowPrivateTargets: boolean) =>
+  z
+    .string()
+    .min(1, "Must not be empty")
+    .max(2048, "Must be at most 2048 characters")
+    .superRefine((url, ctx) => {
+      const problem = checkWebhookUrl(url, { allowPrivateTargets });
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
+
+const eventsField = z
+  .array(z.string().refine(isEventType, "Unknown event type"))
+  .min(1, "Subscribe to at least one event type")
+  .transform((events) => [...new Set(events)]);
+
+// Any non-empty secret up to 1024 characters: receivers choose their own (Standard Webhooks
+// `whsec_…` keys included); the service only uses its UTF-8 bytes as the HMAC key.
+const secretField = z.string().min(1, "Must not be empty").max(1024, "Must be at most 1024 characters");
+
+/** `status` is read-only on create (new subscriptions are active), like id and the timestamps. */
+export const CREATE_READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt", "status"] as const;
+export const UPDATE_READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
+
+/** The input schemas under one setting of WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+function schemasFor(allowPrivateTargets: boolean) {
+  const create = z.strictObject({
+    name: nameField,
+    url: urlField(allowPrivateTargets),
+    events: eventsField,
+    secret: secretField.refine((s) => s !== SECRET_MASK, "Send the secret itself, not its mask"),
+  });
+  const update = z.strictObject({
+    name: nameField.optional(),
+    url: urlField(allowPrivateTargets).optional(),
+    events: eventsField.optional(),
+    secret: secretField.optional().describe(`Omit it, or send back "${SECRET_MASK}", to keep the stored secret`),
+    // `error` is assigned by the service when deliveries are given up; callers may only switch a
+    // subscription on or off (sending back the status it already has is accepted too).
+    status: z.enum([...SETTABLE_STATUSES, "error"]).optional(),
+  });
+  return { create, update };
+}
+
+const strict = schemasFor(false);
+const lenient = schemasFor(true);
+
+export const webhookSchemas = (settings: { allowPrivateWebhookTargets: boolean }) =>
+  settings.allowPrivateWebhookTargets ? lenient : strict;
+
+/** The production rules; also what /openapi.json documents. */
+export const createWebhookSchema = strict.create;
+export const updateWebhookSchema = strict.update;
+export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
+export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;

@@ -1,0 +1,91 @@
+import { requireScope } from "../../auth/scopes.ts";
+import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
+import { invalid, notFound } from "../../errors.ts";
+import type { Prisma, Webhook } from "../../generated/prisma/client.ts";
+import { isId, newId } from "../../ids.ts";
+import type { ServiceContext } from "../context.ts";
+import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { bodyObject, parseInput } from "../validation.ts";
+import {
+  CREATE_READ_ONLY_FIELDS,
+  SECRET_MASK,
+  UPDATE_READ_ONLY_FIELDS,
+  webhookSchemas,
+  type UpdateWebhookInput,
+} from "./webhooks.schemas.ts";
+
+/**
+ * A subscription carries event data out of the service, so it needs the read scope of every event
+ * type it asks for (CONTRACT §1): webhooks:write alone must not be a way to read vulnerabilities.
+ */
+function requireEventScopes(ctx: ServiceContext, events: readonly string[] | undefined): void {
+  for (const type of events ?? []) requireScope(ctx.actor, EVENT_READ_SCOPE[type as EventType]);
+}
+
+export async function listWebhooks(ctx: ServiceContext, page: PageRequest): Promise<Page<Webhook>> {
+  requireScope(ctx.actor, "webhooks:read");
+  return findPage(page, (args) => ctx.db.webhook.findMany(args));
+}
+
+export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webhook> {
+  requireScope(ctx.actor, "webhooks:read");
+  const webhook = isId(id) ? await ctx.db.webhook.findUnique({ where: { id } }) : null;
+  if (!webhook) throw notFound("Webhook");
+  return webhook;
+}
+
+export async function createWebhook(ctx: ServiceContext, body: unknown): Promise<Webhook> {
+  requireScope(ctx.actor, "webhooks:write");
+  const input = parseInput(webhookSchemas(ctx.settings).create, bodyObject(body, CREATE_READ_ONLY_FIELDS));
+  requireEventScopes(ctx, input.events);
+  const now = new Date();
+  return ctx.db.webhook.create({
+    data: { id: newId(), ...input, status: "active", createdAt: now, updatedAt: now },
+  });
+}
+
+function updateData(input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutationInput {
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.url !== undefined && { url: input.url }),
+    ...(input.events !== undefined && { events: input.events }),
+    ...(input.secret !== undefined && input.secret !== SECRET_MASK && { secret: input.secret }),
+    ...(input.status !== undefined && { status: input.status }),
+  };
+}
+
+/**
+ * Merge update. Disabling a subscription cancels its pending deliveries in the same transaction,
+ * so a disabled subscription receives nothing more.
+ */
+export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
+  requireScope(ctx.actor, "webhooks:write");
+  const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
+  requireEventScopes(ctx, input.events);
+  if (!isId(id)) throw notFound("Webhook");
+  return ctx.db.$transaction(async (tx) => {
+    const [current] = await tx.$queryRaw<{ status: Webhook["status"] }[]>`
+      SELECT status::text AS status FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
+    if (!current) throw notFound("Webhook");
+    if (input.status === "error" && current.status !== "error") {
+      throw invalid("Request body is invalid", [
+        { path: "status", message: "Only active or disabled can be set; error is assigned by the service" },
+      ]);
+    }
+    const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(input), updatedAt: new Date() } });
+    if (updated.status === "disabled") {
+      await tx.$executeRaw`
+        UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
+         WHERE webhook_id = ${id}::uuid AND status = 'pending'`;
+    }
+    return updated;
+  });
+}
+
+/** Deletes the subscription; its deliveries and their attempts go with it. */
+export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
+  requireScope(ctx.actor, "webhooks:write");
+  if (!isId(id)) throw notFound("Webhook");
+  const { count } = await ctx.db.webhook.deleteMany({ where: { id } });
+  if (count === 0) throw notFound("Webhook");
+}

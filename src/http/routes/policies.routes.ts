@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { createPolicySchema, updatePolicySchema } from "../../domain/policies/policies.schemas.ts";
+import * as policies from "../../domain/policies/policies.service.ts";
+import { policyViewSchema, toPolicyView } from "../../domain/policies/policy.view.ts";
+import { readJsonBody } from "../json-body.ts";
+import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
+import type { RouteDefinition } from "../route.ts";
+
+const tag = "Policies";
+
+export const policyRoutes: RouteDefinition[] = [
+  {
+    operationId: "ListPolicies",
+    method: "GET",
+    path: "/policies",
+    summary: "List policies, newest first",
+    tag,
+    scope: "policies:read",
+    query: z.object(pageQueryShape),
+    success: { status: 200, description: "A page of policies", schema: z.array(policyViewSchema), headers: ["Link"] },
+    errors: [400],
+    async handle(ctx, svc) {
+      const page = pageRequestOf(ctx);
+      sendPage(ctx, await policies.listPolicies(svc, page), page.limit, toPolicyView);
+    },
+  },
+  {
+    operationId: "CreatePolicy",
+    method: "POST",
+    path: "/policies",
+    summary: "Create a policy",
+    description:
+      "conditions.applicationIds absent or null: every application; an array (possibly empty) names existing applications.",
+    tag,
+    scope: "policies:write",
+    body: createPolicySchema,
+    success: { status: 201, description: "The created policy", schema: policyViewSchema, headers: ["Location"] },
+    errors: [400, 409, 413, 415],
+    async handle(ctx, svc) {
+      const policy = await policies.createPolicy(svc, await readJsonBody(ctx));
+      ctx.status = 201;
+      ctx.set("Location", `/policies/${policy.id}`);
+      ctx.body = toPolicyView(policy);
+    },
+  },
+  {
+    operationId: "GetPolicy",
+    method: "GET",
+    path: "/policies/{id}",
+    summary: "Get a policy",
+    tag,
+    scope: "policies:read",
+    success: { status: 200, description: "The policy", schema: policyViewSchema },
+    errors: [404],
+    async handle(ctx, svc) {
+      ctx.body = toPolicyView(await policies.getPolicy(svc, ctx.params.id!));
+    },
+  },
+  {
+    operationId: "UpdatePolicy",
+    method: "PUT",
+    path: "/policies/{id}",
+    summary: "Update a policy (supplied fields overwrite, omitted ones are kept; conditions are replaced whole)",
+    tag,
+    scope: "policies:write",
+    body: updatePolicySchema,
+    success: { status: 200, description: "The updated policy", schema: policyViewSchema },
+    errors: [400, 404, 409, 413, 415],
+    async handle(ctx, svc) {
+      ctx.body = toPolicyView(await policies.updatePolicy(svc, ctx.params.id!, await readJsonBody(ctx)));
+    },
+  },
+  {
+    operationId: "DeletePolicy",
+    method: "DELETE",
+    path: "/policies/{id}",
+    summary: "Delete a policy",
+    tag,
+    scope: "policies:write",
+    success: { status: 204, description: "Deleted" },
+    errors: [404],
+    async handle(ctx, svc) {
+      await policies.deletePolicy(svc, ctx.params.id!);
+      ctx.status = 204;
+    },
+  },
+];
