@@ -5,6 +5,8 @@ import "./types/enums.ts";
 import "./types/application.ts";
 import "./types/scan.ts";
 import "./types/vulnerability.ts";
+import "./types/policy.ts";
+import "./types/webhook.ts";
 import "./types/event.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -48,6 +48,12 @@ export async function listPolicies(ctx: ServiceContext, page: PageRequest): Prom
   return findPage(page, (args) => ctx.db.policy.findMany(args));
 }
 
+/** How many policies exist (GraphQL's totalCount). */
+export async function countPolicies(ctx: ServiceContext): Promise<number> {
+  requireScope(ctx.actor, "policies:read");
+  return ctx.db.policy.count();
+}
+
 export async function getPolicy(ctx: ServiceContext, id: string): Promise<Policy> {
   requireScope(ctx.actor, "policies:read");
   const policy = isId(id) ? await ctx.db.policy.findUnique({ where: { id } }) : null;

@@ -27,6 +27,12 @@ export async function listWebhooks(ctx: ServiceContext, page: PageRequest): Prom
   return findPage(page, (args) => ctx.db.webhook.findMany(args));
 }
 
+/** How many webhook subscriptions exist (GraphQL's totalCount). */
+export async function countWebhooks(ctx: ServiceContext): Promise<number> {
+  requireScope(ctx.actor, "webhooks:read");
+  return ctx.db.webhook.count();
+}
+
 export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:read");
   const webhook = isId(id) ? await ctx.db.webhook.findUnique({ where: { id } }) : null;
