@@ -170,6 +170,33 @@ describe("graphql-ws subscriptions", () => {
   });
 });
 
+describe("events from real writes", () => {
+  it("streams scanUpdated and vulnerabilityCreated produced by a REST trigger and the scan runner", async () => {
+    const app = (await t.request("POST", "/applications", { body: { name: "live-app" } })).body.id;
+    const client = wsClient(t, await bearer(["scans:read", "vulnerabilities:read"]));
+    clients.push(client);
+    const updates = subscribe(client, `subscription($app: ID) { scanUpdated(applicationId: $app) { id status summary { totalFindings } } }`, { app });
+    const vulns = subscribe(client, `subscription($app: ID) { vulnerabilityCreated(applicationId: $app) { id applicationId severity } }`, { app });
+    // A third subscription sent after the two on the same socket: once it hears a probe event,
+    // the listener is up and the two before it are registered.
+    const probe = subscribe(client, `subscription { events(types: [SCAN_FAILED]) { eventId } }`);
+    await produceUntilSeen(() => probe.results.length > 0, () => commitEvent("scan.failed", { ...scanData(newId()), status: "failed" }));
+
+    const res = await t.request("POST", `/applications/${app}/scans`, { body: { scanType: "sca" } });
+    expect(res.status).toBe(202);
+    while ((await t.app.scanRunner.runOnce()) > 0);
+    for (let i = 0; i < 200 && (updates.results.length < 2 || vulns.results.length === 0); i++) await new Promise((r) => setTimeout(r, 25));
+
+    const statuses = updates.results.map((r) => r.data!.scanUpdated.status);
+    expect(statuses).toEqual(["RUNNING", "COMPLETED"]);
+    expect(updates.results.every((r) => r.data!.scanUpdated.id === res.body.id)).toBe(true);
+    const restVulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body;
+    for (let i = 0; i < 200 && vulns.results.length < restVulns.length; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(vulns.results.map((r) => r.data!.vulnerabilityCreated.id).sort()).toEqual(restVulns.map((v: { id: string }) => v.id).sort());
+    expect(updates.results[1]!.data!.scanUpdated.summary.totalFindings).toBe(restVulns.length);
+  });
+});
+
 describe("SSE subscriptions", () => {
   it("streams events over text/event-stream with the same auth", async () => {
     const unauth = await fetch(`${t.baseUrl}/graphql`, {
