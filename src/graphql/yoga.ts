@@ -38,7 +38,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
 }
 
 /** GraphiQL is a page the browser loads without a token; the operations it sends need one. */
-const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.accepts("text/html") === "text/html" && !ctx.query.query;
+const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.get("Accept").includes("text/html") && !ctx.query.query;
 
 export function graphqlMiddleware(
   yoga: GraphQLYoga,
