@@ -10,10 +10,11 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 export function toFieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: fieldPath(issue.path),
-    message: issue.code === "unrecognized_keys" ? `Unknown field(s): ${issue.keys.join(", ")}` : issue.message,
-  }));
+  return error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: "Unknown field" }))
+      : [{ path: fieldPath(issue.path), message: issue.message }],
+  );
 }
 
 /** Postgres text cannot hold U+0000; finding it here turns a database error into a 400. */

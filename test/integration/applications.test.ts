@@ -44,7 +44,7 @@ describe("CreateApplication", () => {
     [{ name: "a", tags: [""] }, "tags[0]"],
     [{ name: "a", tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, "tags"],
     [{ name: "a", description: "d".repeat(10_001) }, "description"],
-    [{ name: "a", colour: "blue" }, ""],
+    [{ name: "a", colour: "blue" }, "colour"],
   ])("answers 400 for %j", async (body, path) => {
     const res = await create(body);
     expect(res.status).toBe(400);

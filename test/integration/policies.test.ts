@@ -75,9 +75,9 @@ describe("CreatePolicy", () => {
     [{ name: "n", action: "block", conditions: { applicationIds: ["not-a-uuid"] } }, "conditions.applicationIds[0]"],
     [{ name: "n", action: "block", conditions: { applicationIds: [42] } }, "conditions.applicationIds[0]"],
     [{ name: "n", action: "block", conditions: { applicationIds: [UNKNOWN_ID] } }, "conditions.applicationIds[0]"],
-    [{ name: "n", action: "block", conditions: { severity: "high" } }, "conditions"],
+    [{ name: "n", action: "block", conditions: { severity: "high" } }, "conditions.severity"],
     [{ name: "n", action: "block", conditions: [] }, "conditions"],
-    [{ name: "n", action: "block", extra: 1 }, ""],
+    [{ name: "n", action: "block", extra: 1 }, "extra"],
   ])("answers 400 for %j", async (body, path) => {
     const res = await create(body);
     expect(res.status).toBe(400);

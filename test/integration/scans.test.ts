@@ -56,7 +56,7 @@ describe("TriggerApplicationScan", () => {
     [{ scanType: "SAST" }, "scanType"],
     [{ scanType: "sast", triggeredBy: 42 }, "triggeredBy"],
     [{ scanType: "sast", triggeredBy: "x".repeat(201) }, "triggeredBy"],
-    [{ scanType: "sast", colour: "blue" }, ""],
+    [{ scanType: "sast", colour: "blue" }, "colour"],
     [["sast"], ""],
     ["sast", ""],
     [null, ""],

@@ -123,6 +123,8 @@ describe("delivery request", () => {
     const verified = verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
     expect(verified).toMatchObject({ eventId, eventType: "scan.completed", data: { scanType: "sast", status: "completed" } });
     expect(Object.keys(JSON.parse(req.rawBody.toString()))).toEqual(["eventId", "eventType", "timestamp", "signature", "data"]);
+    // data arrives with the keys in the order the event was written (the catalogue's order)
+    expect(Object.keys(JSON.parse(req.rawBody.toString()).data)).toEqual(Object.keys(scanData()));
 
     const standard = new StandardWebhook(Buffer.from(SECRET, "utf8"), { format: "raw" });
     expect(standard.verify(req.rawBody.toString("utf8"), req.headers as Record<string, string>)).toMatchObject({ eventId });

@@ -72,7 +72,7 @@ describe("CreateWebhook", () => {
     [{ secret: 42 }, "secret"],
     [{ secret: "s".repeat(1025) }, "secret"],
     [{ secret: "********" }, "secret"],
-    [{ retries: 3 }, ""],
+    [{ retries: 3 }, "retries"],
   ])("answers 400 for %j", async (overrides, path) => {
     const res = await create(valid(overrides));
     expect(res.status).toBe(400);
