@@ -7,7 +7,9 @@ import type Koa from "koa";
 import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
+import { MAX_BODY_BYTES } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
+import { httpProblem } from "../http/problem.ts";
 import { BatcherRegistry } from "./batch.ts";
 import type { GraphQLContext } from "./context.ts";
 import { maskError } from "./errors.ts";
@@ -57,6 +59,10 @@ export function graphqlMiddleware(
         errors: [{ message: authError?.message ?? "A valid bearer token is required", extensions: { code: "UNAUTHENTICATED" } }],
       };
       return;
+    }
+    // The same body ceiling as REST; the query itself is further bounded by the token limit.
+    if (Number(ctx.get("Content-Length") || 0) > MAX_BODY_BYTES) {
+      throw httpProblem("payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
     }
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {
       actor: ctx.state.actor,

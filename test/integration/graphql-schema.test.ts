@@ -58,6 +58,12 @@ describe("GraphQL limits and GraphiQL", () => {
     await rejected(t, `{ ${aliases} }`, /cost/i);
   });
 
+  it("answers 413 for a body over 1 MiB, like REST", async () => {
+    const res = await gql(t, "{ __typename }", { pad: "x".repeat(1024 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe("payload_too_large");
+  });
+
   it("suggests field names in development only", async () => {
     const dev = await gql(t, `{ applicatons { totalCount } }`);
     expect(JSON.stringify(dev.body)).toMatch(/Did you mean/);
