@@ -3,6 +3,7 @@
 import { requireScope } from "../../auth/scopes.ts";
 import {
   EVENT_READ_SCOPE,
+  EVENT_TYPES,
   type EventEnvelope,
   type EventType,
   type PolicyViolatedData,
@@ -79,7 +80,7 @@ builder.subscriptionFields((t) => ({
       applicationId: t.arg.id({ required: false }),
     },
     subscribe: (_root, args, ctx) =>
-      streamOf(ctx, args.types?.length ? args.types : Object.keys(EVENT_READ_SCOPE) as EventType[], forApplication(args.applicationId)),
+      streamOf(ctx, args.types?.length ? args.types : EVENT_TYPES, forApplication(args.applicationId)),
     resolve: (event) => event,
   }),
   vulnerabilityCreated: t.field({
