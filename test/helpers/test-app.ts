@@ -22,7 +22,7 @@ export interface TestApp {
 export interface RequestOptions {
   body?: unknown;
   /** Sent as-is (not JSON-encoded). */
-  rawBody?: string | Buffer;
+  rawBody?: string;
   token?: string | null;
   headers?: Record<string, string>;
 }
@@ -59,8 +59,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       const headers: Record<string, string> = { ...options.headers };
       const bearer = options.token === undefined ? adminToken : options.token;
       if (bearer !== null) headers.authorization ??= `Bearer ${bearer}`;
-      let body: string | Blob | undefined;
-      if (options.rawBody !== undefined) body = typeof options.rawBody === "string" ? options.rawBody : new Blob([options.rawBody]);
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
       else if (options.body !== undefined) {
         body = JSON.stringify(options.body);
         headers["content-type"] ??= "application/json";
