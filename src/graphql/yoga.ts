@@ -7,9 +7,8 @@ import type Koa from "koa";
 import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
-import { MAX_BODY_BYTES } from "../http/json-body.ts";
+import { hasBody, readBodyText } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
-import { httpProblem } from "../http/problem.ts";
 import { BatcherRegistry } from "./batch.ts";
 import type { GraphQLContext } from "./context.ts";
 import { maskError } from "./errors.ts";
@@ -42,6 +41,12 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
 /** GraphiQL is a page the browser loads without a token; the operations it sends need one. */
 const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.get("Accept").includes("text/html") && !ctx.query.query;
 
+function requestHeaders(ctx: Koa.Context): [string, string][] {
+  return Object.entries(ctx.headers).flatMap(([name, value]) =>
+    value === undefined ? [] : [value].flat().map((v): [string, string] => [name, v]),
+  );
+}
+
 export function graphqlMiddleware(
   yoga: GraphQLYoga,
   serviceContext: (ctx: Koa.Context) => ServiceContext,
@@ -60,14 +65,15 @@ export function graphqlMiddleware(
       };
       return;
     }
-    // The same body ceiling as REST; the query itself is further bounded by the token limit.
-    if (Number(ctx.get("Content-Length") || 0) > MAX_BODY_BYTES) {
-      throw httpProblem("payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {
-      actor: ctx.state.actor,
-      service: serviceContext(ctx),
-    });
+    // Read here so the REST body ceiling (1 MiB, chunked or not) holds; the query itself is
+    // further bounded by the token limit.
+    const body = hasBody(ctx) ? await readBodyText(ctx) : undefined;
+    const url = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || "localhost"}`);
+    const response = await yoga.fetch(
+      url,
+      { method: ctx.method, headers: requestHeaders(ctx), body },
+      { actor: ctx.state.actor, service: serviceContext(ctx) },
+    );
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.set(key, value));
     // Streamed as it comes (SSE subscriptions stay open); Yoga's body may be a ponyfilled stream.

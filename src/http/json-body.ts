@@ -6,9 +6,22 @@ import { httpProblem } from "./problem.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function hasBody(ctx: Koa.Context): boolean {
+export function hasBody(ctx: Koa.Context): boolean {
   const length = ctx.get("Content-Length");
   return ctx.get("Transfer-Encoding") !== "" || (length !== "" && length !== "0");
+}
+
+/** The raw body as text, at most 1 MiB whether or not the client announced its length. */
+export async function readBodyText(ctx: Koa.Context): Promise<string> {
+  try {
+    return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8", length: ctx.get("Content-Length") || undefined });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    // The rest of the body is never read, so the connection cannot carry another request.
+    if (type === "entity.too.large") throw httpProblem("payload_too_large", "Request body exceeds 1 MiB", { Connection: "close" });
+    if (type === "request.size.invalid") throw httpProblem("malformed_json", "Request body length does not match Content-Length");
+    throw httpProblem("malformed_json", "Request body could not be read");
+  }
 }
 
 /** The parsed body, or undefined when the request has none (services then report what is missing). */
@@ -21,15 +34,7 @@ export async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
   if (charset && charset.toLowerCase() !== "utf-8" && charset.toLowerCase() !== "utf8") {
     throw httpProblem("unsupported_media_type", "Request bodies must be UTF-8 encoded");
   }
-  let text: string;
-  try {
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8", length: ctx.get("Content-Length") || undefined });
-  } catch (err) {
-    const type = (err as { type?: string }).type;
-    if (type === "entity.too.large") throw httpProblem("payload_too_large", "Request body exceeds 1 MiB");
-    if (type === "request.size.invalid") throw httpProblem("malformed_json", "Request body length does not match Content-Length");
-    throw httpProblem("malformed_json", "Request body could not be read");
-  }
+  const text = await readBodyText(ctx);
   try {
     return JSON.parse(text);
   } catch {

@@ -64,6 +64,29 @@ describe("GraphQL limits and GraphiQL", () => {
     expect(res.body.code).toBe("payload_too_large");
   });
 
+  it("answers 413 for a chunked body over 1 MiB, which announces no length", async () => {
+    const token = await t.token();
+    const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"query":"{ __typename }","pad":"'));
+        if (sent > 2 * 1024 * 1024) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${t.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.headers.get("content-length")).not.toBeNull();
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { code: string }).code).toBe("payload_too_large");
+  });
+
   it("suggests field names in development only", async () => {
     const dev = await gql(t, `{ applicatons { totalCount } }`);
     expect(JSON.stringify(dev.body)).toMatch(/Did you mean/);
