@@ -107,7 +107,7 @@ describe("graphql-ws subscriptions", () => {
     const first = envelopes.results[0]!;
     expect(first.errors).toBeUndefined();
     expect(committed).toContain(first.data!.events.eventId);
-    expect(first.data!.events).toMatchObject({ eventType: "SCAN_COMPLETED", data: { applicationId: appB, status: "completed" } });
+    expect(first.data!.events).toMatchObject({ eventType: "scan.completed", data: { applicationId: appB, status: "completed" } });
     for (const r of envelopes.results) {
       expect(r.data!.events.data.applicationId).toBe(appB);
       expect(committed).toContain(r.data!.events.eventId); // never a rolled-back one

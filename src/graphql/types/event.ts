@@ -18,10 +18,10 @@ import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, Severity
 const SEVERITY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 const EventEnvelopeRef = builder.objectRef<EventEnvelope>("Event").implement({
-  description: "The webhook envelope without its signature.",
+  description: "The webhook envelope without its signature, verbatim: eventType is the webhook's (e.g. scan.completed).",
   fields: (t) => ({
     eventId: t.exposeID("eventId"),
-    eventType: t.field({ type: EventTypeEnum, resolve: (e) => e.eventType }),
+    eventType: t.exposeString("eventType"),
     timestamp: t.field({ type: "DateTime", resolve: (e) => e.timestamp }),
     data: t.field({ type: "JSON", resolve: (e) => e.data }),
   }),
