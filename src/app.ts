@@ -10,10 +10,13 @@ import { readMigrations } from "./db/migrate.ts";
 import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
 import { createDispatcher } from "./dispatcher/dispatcher.ts";
 import type { DomainSettings, ServiceContext } from "./domain/context.ts";
-import { createEventBus, type EventBus } from "./events/pubsub.ts";
+import { connectRedis } from "./db/redis.ts";
+import { createEventFeed } from "./events/event-feed.ts";
+import type { EventBus } from "./events/pubsub.ts";
 import { attachGraphqlWs } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { createHttpApp } from "./http/http-app.ts";
+import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
@@ -30,6 +33,7 @@ import { createEngines, type ScannerEngine, type ScanType } from "./scans/engine
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
+const SHUTDOWN_GRACE_MS = 5000;
 
 /** Something that works in the background (scan runner, delivery dispatcher). */
 export interface BackgroundWorker {
@@ -99,7 +103,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
 
-  const events = createEventBus({ databaseUrl: options.databaseUrl, pool: db.pool, log });
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, log) : undefined;
+  const feed = createEventFeed({
+    redis: redis && { url: config.REDIS_URL!, client: redis },
+    databaseUrl: options.databaseUrl,
+    pool: db.pool,
+    log,
+  });
+  const events = feed.bus;
   const production = config.NODE_ENV === "production";
   const yoga = createGraphqlServer({ production, events });
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
@@ -115,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     metrics,
     verifyToken,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
     before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
@@ -128,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
   });
-  workers.push(scanRunner, createDispatcher({ db, config, log, metrics }));
+  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
   return {
@@ -149,15 +161,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     systemContext: () => serviceContextFor(undefined),
     async close() {
+      // Stop accepting at once; in-flight requests finish while the workers hand back their
+      // leases. Long-lived streams (SSE subscriptions) are cut after a grace period.
+      const drained = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      server.closeIdleConnections();
+      const cutStreams = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await Promise.all(workers.map((w) => w.stop()));
       await Promise.all(closeGraphqlWs.map((close) => close()));
-      await events.close();
-      if (server.listening) {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-      }
+      await feed.close();
+      await redis?.quit().catch(() => redis.disconnect());
+      await drained;
+      clearTimeout(cutStreams);
       await db.close();
     },
   };

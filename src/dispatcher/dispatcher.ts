@@ -16,6 +16,7 @@ import type { Event, Webhook, WebhookDelivery } from "../generated/prisma/client
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
+import type { EventEnvelope } from "../events/catalog.ts";
 import { fanOutEvents } from "./fan-out.ts";
 import { decideOutcome, nextAttemptDelay, type DeliveryOutcome } from "./retry-policy.ts";
 import { AttemptAbandoned, sendAttempt, type SentAttempt } from "./send-attempt.ts";
@@ -53,6 +54,8 @@ export interface DispatcherOptions {
    * TLS connector leaves `ca` unset unless given here), and resolves names with dns.lookup.
    */
   tls?: { ca?: string | Buffer };
+  /** Called once per event, after the transaction that fanned it out (the Redis event feed). */
+  publishEvents?: (events: EventEnvelope[]) => Promise<void>;
   resolveAll?: ResolveAll;
   random?: () => number;
 }
@@ -212,11 +215,15 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
 
   async function pass(): Promise<{ fannedOut: number; started: Promise<void>[] }> {
     let fannedOut = 0;
-    let batch: number;
+    let batch: EventEnvelope[];
     do {
       batch = await fanOutEvents(db.prisma, FAN_OUT_BATCH);
-      fannedOut += batch;
-    } while (batch === FAN_OUT_BATCH);
+      fannedOut += batch.length;
+      // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
+      if (batch.length && options.publishEvents) {
+        await options.publishEvents(batch).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));
+      }
+    } while (batch.length === FAN_OUT_BATCH);
     const free = concurrency - inFlight.size;
     const claimed = free > 0 ? await claim(free) : [];
     return { fannedOut, started: claimed.map((d) => track(attempt(d))) };

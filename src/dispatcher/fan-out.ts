@@ -2,18 +2,19 @@
 // listening for its type and not disabled. Events are locked with SKIP LOCKED and marked in the same
 // transaction, so concurrent dispatchers split the outbox and an event is fanned out exactly once.
 import type { Db } from "../db/client.ts";
+import type { EventEnvelope, EventType } from "../events/catalog.ts";
 import { newId } from "../ids.ts";
 
-/** Fans out up to `batchSize` events; returns how many events were fanned out. */
-export async function fanOutEvents(db: Db, batchSize: number): Promise<number> {
+/** Fans out up to `batchSize` events; returns the events fanned out, in the order they happened. */
+export async function fanOutEvents(db: Db, batchSize: number): Promise<EventEnvelope[]> {
   return db.$transaction(async (tx) => {
-    const events = await tx.$queryRaw<{ id: string; type: string }[]>`
-      SELECT id, type FROM events
+    const events = await tx.$queryRaw<{ id: string; type: EventType; data: unknown; occurred_at: Date }[]>`
+      SELECT id, type, data, occurred_at FROM events
        WHERE fanned_out_at IS NULL
        ORDER BY occurred_at, id
        LIMIT ${batchSize}
          FOR UPDATE SKIP LOCKED`;
-    if (events.length === 0) return 0;
+    if (events.length === 0) return [];
 
     const types = [...new Set(events.map((e) => e.type))];
     const webhooks = await tx.webhook.findMany({
@@ -28,6 +29,11 @@ export async function fanOutEvents(db: Db, batchSize: number): Promise<number> {
     );
     if (deliveries.length) await tx.webhookDelivery.createMany({ data: deliveries });
     await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { fannedOutAt: now } });
-    return events.length;
+    return events.map((e) => ({
+      eventId: e.id,
+      eventType: e.type,
+      timestamp: e.occurred_at.toISOString(),
+      data: e.data as EventEnvelope["data"],
+    }));
   });
 }

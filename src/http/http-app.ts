@@ -3,6 +3,7 @@
 // demand authentication before they read a body or look anything up.
 import Router from "@koa/router";
 import Koa from "koa";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { TokenVerifier } from "../auth/verify-token.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { Logger } from "../log.ts";
@@ -19,6 +20,7 @@ export interface HttpAppDeps {
   metrics: Metrics;
   verifyToken: TokenVerifier;
   rateLimitPerMinute: number;
+  rateLimiter: RateLimiterAbstract;
   routes: readonly RouteDefinition[];
   serviceContext: (ctx: Koa.Context) => ServiceContext;
   /** Extra middleware mounted before the REST router (the GraphQL endpoint). */
@@ -34,7 +36,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler());
   koa.use(authenticate(deps.verifyToken));
-  koa.use(rateLimit(deps.rateLimitPerMinute));
+  koa.use(rateLimit(deps.rateLimiter, deps.rateLimitPerMinute));
   for (const mw of deps.before ?? []) koa.use(mw);
   koa.use(unmatchedAsProblem());
   koa.use(router.routes());

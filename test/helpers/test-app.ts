@@ -34,8 +34,13 @@ export interface TestResponse {
   text: string;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+/** `database`: share another instance's database (several instances of one service). */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { log?: Logger; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const ownDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
     NODE_ENV: "test",
     AUTH_JWT_SECRET: TEST_JWT_SECRET,
@@ -77,7 +82,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     },
     async close() {
       await app.close();
-      await database.drop();
+      if (ownDatabase) await database.drop();
     },
   };
 }

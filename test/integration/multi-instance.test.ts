@@ -1,0 +1,158 @@
+// Several instances of the service on one database: live events reach subscribers on every
+// instance (Postgres LISTEN by default, Redis when REDIS_URL is set), only committed events travel,
+// each once; with Redis the instances also share each caller's rate-limit budget.
+import { Redis } from "ioredis";
+import { DISPATCHER_NAME, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import type { EventEnvelope } from "../../src/events/catalog.ts";
+import { recordEvent } from "../../src/events/outbox.ts";
+import { newId } from "../../src/ids.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+// Another test run may share the Redis server: this run's events are the ones about this application.
+const APPLICATION_ID = newId();
+const vulnerability = () => ({
+  id: newId(),
+  severity: "high",
+  applicationId: APPLICATION_ID,
+  title: "SQL injection",
+  createdAt: new Date().toISOString(),
+});
+
+/** Collects what a subscriber on `app` receives. */
+function collect(app: TestApp): { events: EventEnvelope[]; stop(): void } {
+  const events: EventEnvelope[] = [];
+  const iterator = app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID)[Symbol.asyncIterator]();
+  let running = true;
+  void (async () => {
+    while (running) {
+      const next = await iterator.next();
+      if (next.done) return;
+      events.push(next.value);
+    }
+  })();
+  return { events, stop: () => ((running = false), void iterator.return?.()) };
+}
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const commit = (t: TestApp) => t.app.db.prisma.$transaction((tx) => recordEvent(tx, "vulnerability.created", vulnerability()));
+const rollBack = (t: TestApp) =>
+  t.app.db.prisma
+    .$transaction(async (tx) => {
+      await recordEvent(tx, "vulnerability.created", { ...vulnerability(), title: "rolled back" });
+      throw new Error("the change fails");
+    })
+    .catch(() => undefined);
+const dispatcherOf = (t: TestApp) => t.app.workers.find((w) => w.name === DISPATCHER_NAME) as WebhookDispatcher;
+
+describe("through Postgres LISTEN (default)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp();
+    b = await startTestApp({}, { database: a.database });
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it("delivers an event committed on another instance, once, and never a rolled-back one", async () => {
+    const seen = collect(a);
+    await a.app.events.listening();
+    await rollBack(b);
+    const eventId = await commit(b);
+    await until(() => seen.events.some((e) => e.eventId === eventId));
+    await new Promise((r) => setTimeout(r, 100));
+    seen.stop();
+    expect(seen.events).toHaveLength(1);
+    expect(seen.events[0]).toMatchObject({ eventId, eventType: "vulnerability.created", data: { title: "SQL injection" } });
+  });
+
+  it("reconnects by itself when its LISTEN connection is lost", async () => {
+    const seen = collect(a);
+    await a.app.events.listening();
+    await a.app.db.pool.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    );
+    // Events committed after the reconnection arrive; keep committing until one does.
+    const sent: string[] = [];
+    await until(() => {
+      void commit(b).then((id) => sent.push(id));
+      return seen.events.some((e) => sent.includes(e.eventId));
+    }, 10_000);
+    seen.stop();
+  });
+});
+
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const redisReachable = await (async () => {
+  const probe = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    return (await probe.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+})();
+
+// Needs a Redis server (the machine's, or REDIS_URL); skipped, and counted as skipped, without one.
+(redisReachable ? describe : describe.skip)("through Redis (REDIS_URL)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp({ REDIS_URL: redisUrl });
+    b = await startTestApp({ REDIS_URL: redisUrl }, { database: a.database });
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it("delivers each committed event once to every instance, published when it is fanned out", async () => {
+    const onA = collect(a);
+    const onB = collect(b);
+    await Promise.all([a.app.events.listening(), b.app.events.listening()]);
+    await rollBack(b);
+    const eventId = await commit(b);
+    // Nothing travels until a dispatcher fans the event out; then exactly once, whichever instance.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(onA.events).toHaveLength(0);
+    await Promise.all([dispatcherOf(a).runOnce(), dispatcherOf(b).runOnce()]);
+    await until(() => onA.events.length > 0 && onB.events.length > 0);
+    await new Promise((r) => setTimeout(r, 100));
+    onA.stop();
+    onB.stop();
+    for (const seen of [onA, onB]) {
+      expect(seen.events.map((e) => e.eventId)).toEqual([eventId]);
+      expect(seen.events[0]).toMatchObject({ eventType: "vulnerability.created", data: { title: "SQL injection" } });
+    }
+  });
+
+  it("shares a caller's rate-limit budget across instances", async () => {
+    const c = await startTestApp({ REDIS_URL: redisUrl, RATE_LIMIT_PER_MINUTE: "3" }, { database: a.database });
+    const d = await startTestApp({ REDIS_URL: redisUrl, RATE_LIMIT_PER_MINUTE: "3" }, { database: a.database });
+    try {
+      const token = await c.token(["applications:read"], `caller-${APPLICATION_ID}`); // unique per run
+      expect((await c.request("GET", "/applications", { token })).status).toBe(200);
+      expect((await d.request("GET", "/applications", { token })).status).toBe(200);
+      const third = await c.request("GET", "/applications", { token });
+      expect(third.headers.get("ratelimit-remaining")).toBe("0");
+      const fourth = await d.request("GET", "/applications", { token });
+      expect(fourth.status).toBe(429);
+      expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      await d.close();
+      await c.close();
+    }
+  });
+});
