@@ -40,6 +40,18 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
 
 const PORT = Number(process.env.BENCH_PORT ?? 18181);
 
+const DASHBOARD_QUERY = `{
+  applications(first: 20) {
+    totalCount
+    edges { node {
+      name criticality
+      vulnerabilityCounts { total unresolvedBySeverity { critical high medium low } }
+      latestScans { scanType status summary { totalFindings } }
+      vulnerabilities(first: 10) { totalCount edges { node { title severity cvssScore } } }
+    } }
+  }
+}`;
+
 async function serverRss(base: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   return Math.round(Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20);
@@ -48,7 +60,7 @@ async function serverRss(base: string): Promise<number> {
 async function main() {
   const db = await database();
   const server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000" },
+    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${PORT}`;
@@ -68,6 +80,21 @@ async function main() {
     });
     ids.push(((await res.json()) as { id: string }).id);
   }
+  // The newest applications get scanned, so the dashboard has vulnerabilities and scans to show.
+  const scanned = ids.slice(-40);
+  for (const id of scanned) {
+    for (const scanType of ["sast", "sca"]) {
+      await fetch(`${base}/applications/${id}/scans`, { method: "POST", headers, body: JSON.stringify({ scanType }) });
+    }
+  }
+  for (const id of scanned) {
+    for (let i = 0; ; i++) {
+      const scans = (await (await fetch(`${base}/applications/${id}/scans`, { headers })).json()) as { status: string }[];
+      if (scans.every((s) => s.status === "completed")) break;
+      if (i > 600) throw new Error("seed scans did not complete");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 
   let created = 0;
   const scenarios: { name: string; opts: autocannon.Options }[] = [
@@ -81,6 +108,10 @@ async function main() {
         method: "POST",
         requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ name: `bench-${created++}-${Math.random()}` }) }) }],
       },
+    },
+    {
+      name: "POST /graphql dashboard (20 apps, counts, latest scans, 10 vulns each)",
+      opts: { url: `${base}/graphql`, method: "POST", body: JSON.stringify({ query: DASHBOARD_QUERY }) },
     },
     { name: "GET /healthz (framework floor)", opts: { url: `${base}/healthz` } },
   ];
