@@ -5,7 +5,8 @@ import type { Db, Tx } from "../../db/client.ts";
 import { recordEvent } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { evaluatePolicies } from "../policies/policy-evaluation.ts";
-import { recordFindings, uniqueFindings, type ReportedFinding } from "../vulnerabilities/record-findings.ts";
+import type { Finding } from "../vulnerabilities/finding.ts";
+import { recordFindings, uniqueFindings } from "../vulnerabilities/record-findings.ts";
 import { summarize } from "./scan-summary.ts";
 import { toScanEventData } from "./scan.view.ts";
 
@@ -100,7 +101,7 @@ export async function completeScan(
   db: Db,
   scanId: string,
   owner: string,
-  findings: readonly ReportedFinding[],
+  findings: readonly Finding[],
 ): Promise<Scan | null> {
   return db.$transaction(async (tx) => {
     if (!(await lockLeasedScan(tx, scanId, owner))) return null;

@@ -4,24 +4,9 @@ import type { Tx } from "../../db/client.ts";
 import { recordEvent } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { newId } from "../../ids.ts";
-import type { Severity } from "../validation.ts";
+import type { Finding } from "./finding.ts";
 import { toVulnerabilityCreatedData, toVulnerabilityResolvedData } from "./vulnerability.view.ts";
 
-/** A finding as an engine reports it (the engines' Finding has this shape). */
-export interface ReportedFinding {
-  fingerprint: string;
-  title: string;
-  description: string;
-  severity: Severity;
-  cwe: string;
-  cve: string | null;
-  cvssScore: number;
-  introducedIn: string;
-  remediation: string;
-  packageName: string | null;
-  packageVersion: string | null;
-  location: string | null;
-}
 
 export interface FindingsOutcome {
   created: number;
@@ -44,7 +29,7 @@ export function uniqueFindings<F extends { fingerprint: string }>(findings: read
  * `in_progress` one of the scan's type that this scan did not report is `resolved`
  * (vulnerability.resolved); `accepted` stays `accepted`.
  */
-export async function recordFindings(tx: Tx, scan: Scan, reported: readonly ReportedFinding[]): Promise<FindingsOutcome> {
+export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Finding[]): Promise<FindingsOutcome> {
   const findings = uniqueFindings(reported);
   const fingerprints = findings.map((f) => f.fingerprint);
   const now = new Date();

@@ -1,7 +1,9 @@
 // The scanner engine contract (CONTRACT §5): one engine per scan type, pluggable, with the
 // simulator as the zero-setup default.
-import type { Severity } from "../../domain/validation.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { createSimulatorEngine } from "./simulator.ts";
+
+export type { Finding };
 
 export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
 export type ScanType = (typeof SCAN_TYPES)[number];
@@ -17,26 +19,6 @@ export interface ScanTarget {
   serviceUrl: string | null;
 }
 
-export interface Finding {
-  /** Stable identity within an application: the same finding always has the same fingerprint. */
-  fingerprint: string;
-  title: string;
-  description: string;
-  severity: Severity;
-  /** `CWE-<number>` */
-  cwe: string;
-  /** Set on sca and container findings, null on sast and dast. */
-  cve: string | null;
-  /** CVSS v3.1 base score with one decimal, inside the severity's band. */
-  cvssScore: number;
-  /** The change that introduced it: `commit 3f9c2ab`, `lodash@4.17.20`, `FROM debian:11`. */
-  introducedIn: string;
-  remediation: string;
-  packageName: string | null;
-  packageVersion: string | null;
-  /** file:line (sast), URL path (dast), package coordinate (sca), image layer and package (container). */
-  location: string | null;
-}
 
 export interface ScannerEngine {
   readonly scanType: ScanType;

@@ -1,0 +1,23 @@
+// A finding as a scanner engine reports it: the domain's input for dedup, resolve and reopen.
+import type { Severity } from "../validation.ts";
+
+export interface Finding {
+  /** Stable identity within an application: the same finding always has the same fingerprint. */
+  fingerprint: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  /** `CWE-<number>` */
+  cwe: string;
+  /** Set on sca and container findings, null on sast and dast. */
+  cve: string | null;
+  /** CVSS v3.1 base score with one decimal, inside the severity's band. */
+  cvssScore: number;
+  /** The change that introduced it: `commit 3f9c2ab`, `lodash@4.17.20`, `FROM debian:11`. */
+  introducedIn: string;
+  remediation: string;
+  packageName: string | null;
+  packageVersion: string | null;
+  /** file:line (sast), URL path (dast), package coordinate (sca), image layer and package (container). */
+  location: string | null;
+}
