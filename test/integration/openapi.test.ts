@@ -1,4 +1,5 @@
 // /openapi.json is derived from the route definitions; these tests keep it true to the router.
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { koaPath } from "../../src/http/route.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -18,6 +19,14 @@ const documented = () =>
   );
 
 describe("/openapi.json", () => {
+  it("validates against the OpenAPI 3.1 schema", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
   it("is an OpenAPI 3.1 document with unique operation ids", () => {
     expect(doc.openapi).toBe("3.1.0");
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
