@@ -332,6 +332,12 @@ describe("Authentication and scopes", () => {
     const widen = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { events: ["policy.violated"] } });
     expect(widen.status).toBe(403);
     expect(widen.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="policies:read"');
+    // Nor may it point the existing subscription elsewhere: it would carry vulnerabilities there.
+    const redirect = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { url: "https://elsewhere.example.com/" } });
+    expect(redirect.status).toBe(403);
+    expect(redirect.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:read"');
+    const narrowed = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { events: ["scan.completed"] } });
+    expect(narrowed.status).toBe(200);
   });
 
   it("lets webhooks:read read and webhooks:write write", async () => {

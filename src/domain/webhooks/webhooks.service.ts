@@ -67,12 +67,13 @@ function updateData(input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutation
 export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
-  requireEventScopes(ctx, input.events);
   if (!isId(id)) throw notFound("Webhook");
   return ctx.db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ status: Webhook["status"] }[]>`
-      SELECT status::text AS status FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
+    const [current] = await tx.$queryRaw<{ status: Webhook["status"]; events: string[] }[]>`
+      SELECT status::text AS status, events FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
     if (!current) throw notFound("Webhook");
+    // Whatever changes (even only the url), the caller must be allowed to read what it will carry.
+    requireEventScopes(ctx, input.events ?? current.events);
     if (input.status === "error" && current.status !== "error") {
       throw invalid("Request body is invalid", [
         { path: "status", message: "Only active or disabled can be set; error is assigned by the service" },
