@@ -134,6 +134,29 @@ describe("DeleteApplication", () => {
   });
 });
 
+describe("DeleteApplication while a scan of it completes", () => {
+  it("waits for the completing scan instead of deadlocking", async () => {
+    const app = await create({ name: "deleted-while-scanned" });
+    const scan = await t.request("POST", `/applications/${app.body.id}/scans`, { body: { scanType: "sast" } });
+    expect(scan.status).toBe(202);
+    // What a completing scan does: hold its scan row, then touch the application (the vulnerability
+    // inserts' foreign-key checks take FOR KEY SHARE on it).
+    const completing = await t.app.db.pool.connect();
+    try {
+      await completing.query("BEGIN");
+      await completing.query("SELECT id FROM scans WHERE id = $1 FOR UPDATE", [scan.body.id]);
+      const deletion = t.request("DELETE", `/applications/${app.body.id}`);
+      await new Promise((r) => setTimeout(r, 200)); // the delete is now waiting on a lock
+      await completing.query("SELECT id FROM applications WHERE id = $1 FOR KEY SHARE", [app.body.id]);
+      await completing.query("COMMIT");
+      expect((await deletion).status).toBe(204);
+    } finally {
+      completing.release();
+    }
+    expect((await t.request("GET", `/applications/${app.body.id}`)).status).toBe(404);
+  });
+});
+
 describe("ListApplications", () => {
   let list: TestApp;
   beforeAll(async () => {

@@ -123,6 +123,9 @@ export async function deleteApplication(ctx: ServiceContext, id: string): Promis
   requireScope(ctx.actor, "applications:write");
   if (!isId(id)) throw notFound("Application");
   await ctx.db.$transaction(async (tx) => {
+    // Lock order: scans before their application, as a completing scan does (it holds its scan row
+    // and then needs the application for its vulnerabilities); the other order deadlocks.
+    await tx.$queryRaw`SELECT id FROM scans WHERE application_id = ${id}::uuid ORDER BY id FOR UPDATE`;
     const { count } = await tx.application.deleteMany({ where: { id } });
     if (count === 0) throw notFound("Application");
     await tx.$executeRaw`
