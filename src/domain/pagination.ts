@@ -49,7 +49,10 @@ export function decodeCursor(cursor: string): CursorKey {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
     const date = new Date(String(createdAt));
-    if (typeof createdAt === "string" && typeof id === "string" && isId(id) && !Number.isNaN(date.getTime())) {
+    // Only what encodeCursor writes: an exact ISO round trip (rules out dates Postgres cannot hold).
+    const issued =
+      !Number.isNaN(date.getTime()) && date.getUTCFullYear() >= 1 && /^\d{4}-/.test(String(createdAt)) && date.toISOString() === createdAt;
+    if (typeof createdAt === "string" && typeof id === "string" && isId(id) && issued) {
       return { createdAt: date, id };
     }
   } catch {

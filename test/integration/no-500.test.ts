@@ -34,7 +34,9 @@ const RAW_BODIES = [
 
 const QUERIES = [
   "limit=0", "limit=-5", "limit=abc", "limit=1e3", "limit=99999999999999999999", "limit=1&limit=2", "cursor=", "cursor=%FF%FE",
-  "cursor=eyJ4Ijp9", "cursor=WyJub3QtYS1kYXRlIiwieCJd", "owner=%00", "criticality[]=x", "tag=&tag=", "severity=HIGH",
+  "cursor=eyJ4Ijp9", "cursor=WyJub3QtYS1kYXRlIiwieCJd",
+  `cursor=${Buffer.from(JSON.stringify(["+275760-09-13T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`,
+  `cursor=${Buffer.from(JSON.stringify(["0000-01-01T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`, "owner=%00", "criticality[]=x", "tag=&tag=", "severity=HIGH",
   "status=open&status=closed", "severity=", "__proto__=x", "constructor[prototype][x]=1", "%=%", "a".repeat(4000) + "=1",
 ];
 
