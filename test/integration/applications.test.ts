@@ -191,6 +191,9 @@ describe("ListApplications", () => {
     expect(await names("?tag=pci&tag=web")).toEqual(["l1"]);
     expect(await names("?criticality=severe")).toEqual([]);
     expect(await names("?owner=nobody")).toEqual([]);
+    expect(await names("?owner=red&owner=red")).toEqual(["l5", "l2", "l1"]);
+    expect(await names("?owner=red&owner=blue")).toEqual([]);
+    expect(await names("?criticality=high&criticality=low")).toEqual([]);
   });
 
   it("pages with limit and a Link rel=next that keeps the filters", async () => {

@@ -38,8 +38,9 @@ export const updateApplicationSchema = createApplicationSchema.partial();
 export type UpdateApplicationInput = z.infer<typeof updateApplicationSchema>;
 
 export interface ApplicationFilter {
-  owner?: string;
-  criticality?: string;
+  /** Repeated in a query string, each value must match (so different values match nothing). */
+  owner?: string | string[];
+  criticality?: string | string[];
   /** Applications carrying every one of these tags. */
   tags?: string[];
 }

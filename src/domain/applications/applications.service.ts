@@ -17,15 +17,22 @@ import {
 
 const duplicateName = (name: string) => conflict(`An application named '${name}' already exists`);
 
+/** A filter given several times must match each value (AND); different values match nothing. */
+function single(values: string | string[] | undefined): { matchesNothing: boolean; value?: string } {
+  const distinct = [...new Set([values ?? []].flat())];
+  return { matchesNothing: distinct.length > 1, value: distinct[0] };
+}
+
 export function applicationWhere(filter: ApplicationFilter): Prisma.ApplicationWhereInput | null {
+  const owner = single(filter.owner);
+  const criticality = single(filter.criticality);
+  if (owner.matchesNothing || criticality.matchesNothing) return null;
   // Any criticality string is accepted; one outside the enum simply matches nothing.
-  if (filter.criticality !== undefined && !(CRITICALITIES as readonly string[]).includes(filter.criticality)) {
-    return null;
-  }
-  if ([filter.owner, ...(filter.tags ?? [])].some((v) => v !== undefined && hasNul(v))) return null;
+  if (criticality.value !== undefined && !(CRITICALITIES as readonly string[]).includes(criticality.value)) return null;
+  if ([owner.value, ...(filter.tags ?? [])].some((v) => v !== undefined && hasNul(v))) return null;
   return {
-    ...(filter.owner !== undefined && { owner: filter.owner }),
-    ...(filter.criticality !== undefined && { criticality: filter.criticality as Application["criticality"] }),
+    ...(owner.value !== undefined && { owner: owner.value }),
+    ...(criticality.value !== undefined && { criticality: criticality.value as Application["criticality"] }),
     ...(filter.tags?.length && { tags: { hasEvery: filter.tags } }),
   };
 }

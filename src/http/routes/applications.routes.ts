@@ -3,7 +3,7 @@ import { applicationViewSchema, toApplicationView } from "../../domain/applicati
 import { createApplicationSchema, updateApplicationSchema } from "../../domain/applications/applications.schemas.ts";
 import * as applications from "../../domain/applications/applications.service.ts";
 import { readJsonBody } from "../json-body.ts";
-import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
+import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
 const tag = "Applications";
@@ -27,7 +27,7 @@ export const applicationRoutes: RouteDefinition[] = [
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);
       const tags = ctx.query.tag === undefined ? undefined : [ctx.query.tag].flat();
-      const filter = { owner: singleQuery(ctx, "owner"), criticality: singleQuery(ctx, "criticality"), tags };
+      const filter = { owner: ctx.query.owner, criticality: ctx.query.criticality, tags };
       sendPage(ctx, await applications.listApplications(svc, filter, page), page.limit, toApplicationView);
     },
   },
