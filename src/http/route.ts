@@ -3,7 +3,7 @@
 import type Router from "@koa/router";
 import type Koa from "koa";
 import type { z } from "zod";
-import type { Scope } from "../auth/scopes.ts";
+import { requireScope, type Scope } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
 
@@ -17,7 +17,7 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   tag: string;
-  /** The scope the service demands (documentation: the service enforces it). */
+  /** The scope the service demands; also checked before the handler reads a body. */
   scope?: Scope;
   /** No token needed (health, metrics, the OpenAPI document itself). */
   public?: boolean;
@@ -46,6 +46,9 @@ export function mountRoutes(
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method], async (ctx: Koa.Context) => {
       if (!route.public) requireAuthenticated(ctx);
+      // The service checks it again (it is the authority, for every door); checking here as well
+      // answers 403 before a body is read from a caller who may not write.
+      if (route.scope) requireScope(ctx.state.actor, route.scope);
       await route.handle(ctx, serviceContext(ctx));
     });
   }

@@ -63,6 +63,13 @@ describe("authentication", () => {
     expect(write.status).toBe(403);
   });
 
+  it("answers 403 before reading the body of a caller without the write scope", async () => {
+    const reader = await t.token(["applications:read"]);
+    const res = await t.request("POST", "/applications", { token: reader, rawBody: "{bad", headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="applications:write"');
+  });
+
   it("checks authentication before validation and existence", async () => {
     expect((await t.request("POST", "/applications", { token: null, body: { bogus: 1 } })).status).toBe(401);
     expect((await t.request("POST", "/applications", { token: null, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(401);
