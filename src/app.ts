@@ -68,8 +68,6 @@ export interface App {
   /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
   attachGraphqlWs(server: http.Server): void;
   scanRunner: ScanRunner;
-  /** A service context for code that runs outside a request (workers, scripts). */
-  systemContext(): ServiceContext;
   close(): Promise<void>;
 }
 
@@ -159,7 +157,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     attachGraphqlWs(target) {
       closeGraphqlWs.push(attachGraphqlWs(target, { yoga, verifyToken, serviceContext: (actor) => serviceContextFor(actor) }));
     },
-    systemContext: () => serviceContextFor(undefined),
     async close() {
       // Stop accepting at once; in-flight requests finish while the workers hand back their
       // leases. Long-lived streams (SSE subscriptions) are cut after a grace period.

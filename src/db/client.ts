@@ -30,3 +30,7 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
 /** True when err is Prisma's unique-constraint violation (P2002). */
 export const isUniqueViolation = (err: unknown): boolean =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+
+/** True when err is Prisma's foreign-key violation (P2003): what it points at is gone. */
+export const isForeignKeyViolation = (err: unknown): boolean =>
+  err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003";

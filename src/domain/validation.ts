@@ -41,6 +41,9 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what 
   return result.data;
 }
 
+/** Fields the service assigns; sent in a body they are ignored (CONTRACT §2). */
+export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
+
 /** A body must be a JSON object; read-only fields are dropped so a GET result can be PUT back. */
 export function bodyObject(input: unknown, readOnly: readonly string[]): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {

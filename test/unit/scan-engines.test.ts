@@ -1,7 +1,7 @@
 import { catalogue, parseCatalogue } from "../../src/scans/engines/catalogue.ts";
+import { SCAN_TYPES } from "../../src/domain/scans/scans.schemas.ts";
 import {
   createEngines,
-  SCAN_TYPES,
   type Finding,
   type ScannerEngine,
   type ScanTarget,

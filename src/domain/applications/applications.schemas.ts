@@ -20,7 +20,6 @@ const fields = {
   tags: tagsField.nullable(),
 };
 
-export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
 
 export const createApplicationSchema = z.strictObject({
   ...fields,

@@ -5,10 +5,9 @@ import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
-import { bodyObject, hasNul, parseInput } from "../validation.ts";
+import { bodyObject, hasNul, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
   CRITICALITIES,
-  READ_ONLY_FIELDS,
   createApplicationSchema,
   updateApplicationSchema,
   type ApplicationFilter,

@@ -16,7 +16,6 @@ const conditionsSchema = z.strictObject({
 });
 export type PolicyConditionsInput = z.infer<typeof conditionsSchema>;
 
-export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
 
 export const createPolicySchema = z.strictObject({
   name: nameField,

@@ -5,9 +5,8 @@ import type { Policy, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
-import { bodyObject, parseInput } from "../validation.ts";
+import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
-  READ_ONLY_FIELDS,
   createPolicySchema,
   updatePolicySchema,
   type PolicyConditionsInput,

@@ -4,7 +4,6 @@ export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
 export const SCAN_STATUSES = ["queued", "running", "completed", "failed"] as const;
 
 // Read-only fields a client may echo back; they are ignored (CONTRACT §2).
-export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
 
 export const triggerScanSchema = z.strictObject({
   scanType: z.enum(SCAN_TYPES),

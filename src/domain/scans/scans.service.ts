@@ -1,21 +1,18 @@
 // Triggering and reading scans. Moving a scan past `queued` is the scan runner's job (scan-lifecycle.ts).
 import { requireScope } from "../../auth/scopes.ts";
-import { isUniqueViolation } from "../../db/client.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "../../db/client.ts";
 import { conflict, notFound } from "../../errors.ts";
-import { Prisma, type Scan } from "../../generated/prisma/client.ts";
+import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { pageIdsPerParent, pagesByParent } from "../pagination-per-parent.ts";
-import { bodyObject, parseInput } from "../validation.ts";
-import { READ_ONLY_FIELDS, triggerScanSchema } from "./scans.schemas.ts";
+import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
+import { triggerScanSchema } from "./scans.schemas.ts";
 
 /** NOTIFY channel that wakes scan runners when a scan is queued (polling covers a missed one). */
 export const SCAN_QUEUED_CHANNEL = "appsec_scan_queued";
-
-const isForeignKeyViolation = (err: unknown): boolean =>
-  err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003";
 
 /**
  * Queues a scan. The partial unique index scans_one_active_per_type decides conflicts, so of any

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { checkWebhookUrl } from "../../dispatcher/ssrf-guard.ts";
 import { isEventType } from "../../events/catalog.ts";
-import { nameField } from "../validation.ts";
+import { nameField, READ_ONLY_FIELDS } from "../validation.ts";
 
 /** What every response shows in place of the secret; sent back on update it keeps the stored one. */
 export const SECRET_MASK = "********";
@@ -29,8 +29,9 @@ const eventsField = z
 const secretField = z.string().min(1, "Must not be empty").max(1024, "Must be at most 1024 characters");
 
 /** `status` is read-only on create (new subscriptions are active), like id and the timestamps. */
-export const CREATE_READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt", "status"] as const;
-export const UPDATE_READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
+/** On create `status` is read-only too; on update it may be set to active or disabled. */
+export const CREATE_READ_ONLY_FIELDS = [...READ_ONLY_FIELDS, "status"] as const;
+export const UPDATE_READ_ONLY_FIELDS = READ_ONLY_FIELDS;
 
 /** The input schemas under one setting of WEBHOOK_ALLOW_PRIVATE_TARGETS. */
 function schemasFor(allowPrivateTargets: boolean) {

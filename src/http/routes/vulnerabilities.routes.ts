@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { VULNERABILITY_STATUSES } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
+import { vulnerabilityFilterSchema } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
 import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
 import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
 import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
@@ -14,8 +14,8 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     tag: "Vulnerabilities",
     scope: "vulnerabilities:read",
     query: z.object({
-      severity: z.enum(["low", "medium", "high", "critical"]).optional().describe("Exact severity; another value is 400"),
-      status: z.enum(VULNERABILITY_STATUSES).optional().describe("Exact status; another value is 400"),
+      severity: vulnerabilityFilterSchema.shape.severity.describe("Exact severity; another value is 400"),
+      status: vulnerabilityFilterSchema.shape.status.describe("Exact status; another value is 400"),
       ...pageQueryShape,
     }),
     success: { status: 200, description: "A page of vulnerabilities", schema: z.array(vulnerabilityViewSchema), headers: ["Link"] },

@@ -1,11 +1,11 @@
 // The scanner engine contract (CONTRACT §5): one engine per scan type, pluggable, with the
 // simulator as the zero-setup default.
+import { SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { createSimulatorEngine } from "./simulator.ts";
 
 export type { Finding };
 
-export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
 export type ScanType = (typeof SCAN_TYPES)[number];
 
 /** What an engine needs to know about the application being scanned. */
