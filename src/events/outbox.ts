@@ -7,22 +7,35 @@ import type { EventData, EventType } from "./catalog.ts";
 
 export const EVENTS_CHANNEL = "appsec_events";
 
+export interface NewEvent<T extends EventType = EventType> {
+  type: T;
+  data: EventData[T];
+  applicationId?: string;
+  occurredAt?: Date;
+}
+
+/** Records several events in two statements, whatever their number (a scan may report hundreds). */
+export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({
+    id: newId(),
+    type: e.type,
+    applicationId: e.applicationId ?? null,
+    data: e.data as object,
+    occurredAt: e.occurredAt ?? new Date(),
+  }));
+  const ids = rows.map((r) => r.id);
+  await tx.event.createMany({ data: rows });
+  await tx.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, id::text) FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS t(id, n) ORDER BY n`;
+  return ids;
+}
+
 export async function recordEvent<T extends EventType>(
   tx: Tx,
   type: T,
   data: EventData[T],
   options: { applicationId?: string; occurredAt?: Date } = {},
 ): Promise<string> {
-  const id = newId();
-  await tx.event.create({
-    data: {
-      id,
-      type,
-      applicationId: options.applicationId ?? null,
-      data: data as object,
-      occurredAt: options.occurredAt ?? new Date(),
-    },
-  });
-  await tx.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, ${id})`;
-  return id;
+  const [id] = await recordEvents(tx, [{ type, data, ...options } as NewEvent]);
+  return id!;
 }

@@ -2,7 +2,7 @@
 // scan whose lease lapsed), complete, fail, renew and release leases. Every transition writes its
 // events in its own transaction, and the final writes only happen while the caller holds the lease.
 import type { Db, Tx } from "../../db/client.ts";
-import { recordEvent } from "../../events/outbox.ts";
+import { recordEvent, recordEvents } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { evaluatePolicies } from "../policies/policy-evaluation.ts";
 import type { Finding } from "../vulnerabilities/finding.ts";
@@ -120,14 +120,14 @@ export async function completeScan(
     await recordEvent(tx, "scan.completed", toScanEventData(completed), { applicationId: completed.applicationId });
 
     const evaluation = await evaluatePolicies(tx, completed.applicationId);
-    for (const violation of evaluation.violations) {
-      await recordEvent(
-        tx,
-        "policy.violated",
-        { ...violation, applicationId: completed.applicationId, scanId: completed.id },
-        { applicationId: completed.applicationId },
-      );
-    }
+    await recordEvents(
+      tx,
+      evaluation.violations.map((violation) => ({
+        type: "policy.violated",
+        data: { ...violation, applicationId: completed.applicationId, scanId: completed.id },
+        applicationId: completed.applicationId,
+      })),
+    );
     return completed;
   });
 }

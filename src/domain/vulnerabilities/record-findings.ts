@@ -1,7 +1,7 @@
 // What a completed scan's findings do to the application's vulnerabilities (CONTRACT §5). Runs
 // inside the scan's completing transaction, which also carries the events it records.
 import type { Tx } from "../../db/client.ts";
-import { recordEvent } from "../../events/outbox.ts";
+import { recordEvents } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { newId } from "../../ids.ts";
 import type { Finding } from "./finding.ts";
@@ -77,9 +77,10 @@ export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Find
       })),
     skipDuplicates: true,
   });
-  for (const v of created) {
-    await recordEvent(tx, "vulnerability.created", toVulnerabilityCreatedData(v), { applicationId: v.applicationId, occurredAt: now });
-  }
+  await recordEvents(
+    tx,
+    created.map((v) => ({ type: "vulnerability.created", data: toVulnerabilityCreatedData(v), applicationId: v.applicationId, occurredAt: now })),
+  );
 
   const resolved = await tx.vulnerability.updateManyAndReturn({
     where: {
@@ -90,9 +91,10 @@ export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Find
     },
     data: { status: "resolved", resolvedAt: now, updatedAt: now },
   });
-  for (const v of resolved) {
-    await recordEvent(tx, "vulnerability.resolved", toVulnerabilityResolvedData(v), { applicationId: v.applicationId, occurredAt: now });
-  }
+  await recordEvents(
+    tx,
+    resolved.map((v) => ({ type: "vulnerability.resolved", data: toVulnerabilityResolvedData(v), applicationId: v.applicationId, occurredAt: now })),
+  );
 
   return { created: created.length, seenAgain: known.length, reopened, resolved: resolved.length };
 }
