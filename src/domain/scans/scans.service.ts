@@ -53,10 +53,10 @@ export async function listScans(ctx: ServiceContext, applicationId: string, page
 
 export async function getScan(ctx: ServiceContext, applicationId: string, scanId: string): Promise<Scan> {
   requireScope(ctx.actor, "scans:read");
+  const scan = isId(scanId) && isId(applicationId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
+  if (scan) return scan; // its application exists (foreign key): one query on the common path
   await requireApplication(ctx.db, applicationId);
-  const scan = isId(scanId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
-  if (!scan) throw notFound("Scan");
-  return scan;
+  throw notFound("Scan");
 }
 
 // Reads for dashboards (GraphQL), batched per application: constant statements for N applications.
