@@ -19,9 +19,9 @@ const vulnerability = () => ({
 });
 
 /** Collects what a subscriber on `app` receives. */
-function collect(app: TestApp): { events: EventEnvelope[]; stop(): void } {
+async function collect(app: TestApp): Promise<{ events: EventEnvelope[]; stop(): void }> {
   const events: EventEnvelope[] = [];
-  const iterator = app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID)[Symbol.asyncIterator]();
+  const iterator = await app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID);
   let running = true;
   void (async () => {
     while (running) {
@@ -64,7 +64,7 @@ describe("through Postgres LISTEN (default)", () => {
   });
 
   it("delivers an event committed on another instance, once, and never a rolled-back one", async () => {
-    const seen = collect(a);
+    const seen = await collect(a);
     await a.app.events.listening();
     await rollBack(b);
     const eventId = await commit(b);
@@ -75,8 +75,21 @@ describe("through Postgres LISTEN (default)", () => {
     expect(seen.events[0]).toMatchObject({ eventId, eventType: "vulnerability.created", data: { title: "SQL injection" } });
   });
 
+  it("ends a subscription at once when its consumer returns, with no event flowing", async () => {
+    const iterator = await a.app.events.subscribe(() => false);
+    const pending = iterator.next(); // a consumer waiting for the next event, as every subscriber is
+    const started = Date.now();
+    const ended = await Promise.race([
+      iterator.return!().then(() => "ended"),
+      new Promise((r) => setTimeout(r, 200, "still waiting")),
+    ]);
+    expect(ended).toBe("ended");
+    expect(Date.now() - started).toBeLessThan(200);
+    await expect(pending).resolves.toMatchObject({ done: true });
+  });
+
   it("reconnects by itself when its LISTEN connection is lost", async () => {
-    const seen = collect(a);
+    const seen = await collect(a);
     await a.app.events.listening();
     await a.app.db.pool.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
@@ -119,8 +132,8 @@ const redisReachable = await (async () => {
   });
 
   it("delivers each committed event once to every instance, published when it is fanned out", async () => {
-    const onA = collect(a);
-    const onB = collect(b);
+    const onA = await collect(a);
+    const onB = await collect(b);
     await Promise.all([a.app.events.listening(), b.app.events.listening()]);
     await rollBack(b);
     const eventId = await commit(b);
