@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { DISPATCHER_NAME, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import type { EventEnvelope } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
+import { REDIS_EVENTS_CHANNEL } from "../../src/events/redis-event-source.ts";
 import { newId } from "../../src/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -148,6 +149,28 @@ const redisReachable = await (async () => {
     for (const seen of [onA, onB]) {
       expect(seen.events.map((e) => e.eventId)).toEqual([eventId]);
       expect(seen.events[0]).toMatchObject({ eventType: "vulnerability.created", data: { title: "SQL injection" } });
+    }
+  });
+
+  it("ignores malformed messages on the channel and keeps delivering", async () => {
+    const onA = await collect(a);
+    const publisher = new Redis(redisUrl);
+    try {
+      for (const garbage of ["{not json", "null", "42", JSON.stringify({ eventType: "nope" })]) {
+        await publisher.publish(REDIS_EVENTS_CHANNEL, garbage);
+      }
+      const eventId = await commit(b);
+      await dispatcherOf(b).runOnce();
+      await until(() => onA.events.some((e) => e.eventId === eventId));
+      expect(onA.events.map((e) => e.eventId)).toEqual([eventId]);
+      // Still serving, and still listening, after the garbage.
+      expect((await a.request("GET", "/healthz")).status).toBe(200);
+      const next = await commit(b);
+      await dispatcherOf(b).runOnce();
+      await until(() => onA.events.some((e) => e.eventId === next));
+    } finally {
+      onA.stop();
+      publisher.disconnect();
     }
   });
 
