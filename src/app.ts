@@ -110,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
-  const yoga = createGraphqlServer({ production, events });
+  const yoga = createGraphqlServer({ production, events, log });
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
     actor,

@@ -2,13 +2,13 @@
 // listening for its type and not disabled. Events are locked with SKIP LOCKED and marked in the same
 // transaction, so concurrent dispatchers split the outbox and an event is fanned out exactly once.
 import type { Db } from "../db/client.ts";
-import type { EventEnvelope, EventType } from "../events/catalog.ts";
+import { toEventEnvelope, type EventEnvelope, type EventRow } from "../events/catalog.ts";
 import { newId } from "../ids.ts";
 
 /** Fans out up to `batchSize` events; returns the events fanned out, in the order they happened. */
 export async function fanOutEvents(db: Db, batchSize: number): Promise<EventEnvelope[]> {
   return db.$transaction(async (tx) => {
-    const events = await tx.$queryRaw<{ id: string; type: EventType; data: unknown; occurred_at: Date }[]>`
+    const events = await tx.$queryRaw<EventRow[]>`
       SELECT id, type, data, occurred_at FROM events
        WHERE fanned_out_at IS NULL
        ORDER BY occurred_at, id
@@ -29,11 +29,6 @@ export async function fanOutEvents(db: Db, batchSize: number): Promise<EventEnve
     );
     if (deliveries.length) await tx.webhookDelivery.createMany({ data: deliveries });
     await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { fannedOutAt: now } });
-    return events.map((e) => ({
-      eventId: e.id,
-      eventType: e.type,
-      timestamp: e.occurred_at.toISOString(),
-      data: e.data as EventEnvelope["data"],
-    }));
+    return events.map(toEventEnvelope);
   });
 }

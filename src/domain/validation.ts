@@ -75,3 +75,12 @@ export const httpUrlField = z
 
 export const severityField = z.enum(["low", "medium", "high", "critical"]);
 export type Severity = z.infer<typeof severityField>;
+
+/** Severities from least to most severe: the one order policies and subscriptions compare by. */
+export const SEVERITY_ORDER: readonly Severity[] = severityField.options;
+
+/** True when `severity` is `min` or worse; an unknown severity is never. */
+export function atLeast(severity: string, min: Severity): boolean {
+  const rank = SEVERITY_ORDER.indexOf(severity as Severity);
+  return rank >= 0 && rank >= SEVERITY_ORDER.indexOf(min);
+}

@@ -27,6 +27,6 @@ export function createEventFeed(deps: {
     return { bus, close: () => bus.close() };
   }
   const { url, client } = deps.redis;
-  const bus = createEventBus({ source: redisEventSource(url), log: deps.log });
+  const bus = createEventBus({ source: redisEventSource(url, deps.log), log: deps.log });
   return { bus, publish: (events) => publishEvents(client, events), close: () => bus.close() };
 }

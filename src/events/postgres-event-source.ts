@@ -1,7 +1,7 @@
 // Committed events through Postgres: recordEvent NOTIFYs the event id inside the writing
 // transaction, so LISTEN hears it only once committed; the row is then loaded by id.
 import pg from "pg";
-import { isEventType, type EventEnvelope } from "./catalog.ts";
+import { isEventType, toEventEnvelope, type EventEnvelope } from "./catalog.ts";
 import { EVENTS_CHANNEL } from "./outbox.ts";
 import type { EventSource } from "./pubsub.ts";
 
@@ -15,7 +15,7 @@ export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool }
     );
     const row = rows[0];
     if (!row || !isEventType(row.type)) return undefined;
-    return { eventId: row.id, eventType: row.type, timestamp: row.occurred_at.toISOString(), data: row.data as EventEnvelope["data"] };
+    return toEventEnvelope({ ...row, type: row.type });
   }
 
   return {

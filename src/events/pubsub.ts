@@ -14,8 +14,11 @@ export interface EventSource {
 }
 
 export interface EventBus {
-  /** Committed events from now on, optionally narrowed; iteration ends when the consumer returns. */
-  subscribe(accept?: (event: EventEnvelope) => boolean): AsyncIterable<EventEnvelope>;
+  /**
+   * Committed events from the moment the source is receiving, optionally narrowed; iteration ends
+   * as soon as the consumer returns.
+   */
+  subscribe(accept?: (event: EventEnvelope) => boolean): Promise<AsyncIterableIterator<EventEnvelope>>;
   /** Resolves once the source is receiving (tests wait on it before committing). */
   listening(): Promise<void>;
   close(): Promise<void>;
@@ -49,15 +52,11 @@ export function createEventBus(deps: { source: EventSource; log: Logger }): Even
 
   return {
     listening,
-    subscribe(accept = () => true) {
-      const source = pubsub.subscribe("event");
-      return pipe(
-        (async function* () {
-          await listening();
-          yield* source;
-        })(),
-        filter(accept),
-      );
+    // No async-generator wrapper: a generator's return() waits for its pending next(), so ending a
+    // subscription would hang until the next event; the pubsub's iterators end at once.
+    async subscribe(accept = () => true) {
+      await listening();
+      return pipe(pubsub.subscribe("event"), filter(accept));
     },
     async close() {
       closed = true;

@@ -1,7 +1,8 @@
 // Committed events through Redis (REDIS_URL): the dispatcher publishes each event once, right after
 // the transaction that fans it out commits (publishEvents); every instance subscribes.
 import { Redis } from "ioredis";
-import type { EventEnvelope } from "./catalog.ts";
+import type { Logger } from "../log.ts";
+import { isEventType, type EventEnvelope } from "./catalog.ts";
 import type { EventSource } from "./pubsub.ts";
 
 export const REDIS_EVENTS_CHANNEL = "appsec:events";
@@ -13,14 +14,38 @@ export async function publishEvents(redis: Redis, events: readonly EventEnvelope
   await pipeline.exec();
 }
 
-export function redisEventSource(redisUrl: string): EventSource {
+/** The envelope in a channel message, or undefined for anything else (the channel is not ours alone). */
+function parseEnvelope(message: string): EventEnvelope | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const e = value as Partial<Record<keyof EventEnvelope, unknown>>;
+  const valid =
+    typeof e.eventId === "string" &&
+    typeof e.eventType === "string" &&
+    isEventType(e.eventType) &&
+    typeof e.timestamp === "string" &&
+    typeof e.data === "object" &&
+    e.data !== null;
+  return valid ? (value as EventEnvelope) : undefined;
+}
+
+export function redisEventSource(redisUrl: string, log: Logger): EventSource {
   let subscriber: Redis | undefined;
   return {
     async start(deliver) {
       // ioredis reconnects (and resubscribes) by itself; only a failed first connection is reported.
       const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
       client.on("message", (channel: string, message: string) => {
-        if (channel === REDIS_EVENTS_CHANNEL) deliver(JSON.parse(message) as EventEnvelope);
+        if (channel !== REDIS_EVENTS_CHANNEL) return;
+        // A throw here would be uncaught (ioredis emits from its socket handler) and end the process.
+        const event = parseEnvelope(message);
+        if (event) deliver(event);
+        else log.warn({ channel, bytes: message.length }, "ignored a malformed message on the events channel");
       });
       client.on("error", () => {}); // connection errors surface as reconnects; see ioredis docs
       try {

@@ -29,11 +29,11 @@ export interface ConnectionShape<T> {
   totalCount: () => Promise<number>;
 }
 
-export function toConnection<T extends { createdAt: Date; id: string }>(
+/** A page as a Relay connection without a count (for lists the domain does not count). */
+export function toPlainConnection<T extends { createdAt: Date; id: string }>(
   page: Page<T>,
   after: string | undefined,
-  totalCount: () => Promise<number>,
-): ConnectionShape<T> {
+): Omit<ConnectionShape<T>, "totalCount"> {
   const edges = page.items.map((node) => ({ cursor: encodeCursor(node), node }));
   return {
     edges,
@@ -43,10 +43,21 @@ export function toConnection<T extends { createdAt: Date; id: string }>(
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
     },
-    totalCount,
   };
 }
 
+export function toConnection<T extends { createdAt: Date; id: string }>(
+  page: Page<T>,
+  after: string | undefined,
+  totalCount: () => Promise<number>,
+): ConnectionShape<T> {
+  return { ...toPlainConnection(page, after), totalCount };
+}
+
+/** A Relay connection type (`<Name>Connection`, `<Name>Edge`) without totalCount. */
+export function plainConnection(type: Parameters<typeof builder.connectionObject>[0]["type"], name: string) {
+  return builder.connectionObject({ type, name: `${name}Connection` }, { name: `${name}Edge` });
+}
 
 /** A Relay connection type (`<Name>Connection`, `<Name>Edge`) with a lazily counted totalCount. */
 export function countedConnection<T extends object>(type: Parameters<typeof builder.connectionObject>[0]["type"], name: string) {

@@ -1,4 +1,5 @@
-// DomainError kinds → extensions.code. Anything else is masked by Yoga (logged, never shown).
+// DomainError kinds → extensions.code. Anything else is masked (never shown) and logged with the
+// request id by the logging plugin (error-logging.ts).
 import { GraphQLError } from "graphql";
 import { createGraphQLError, maskError as yogaMaskError } from "graphql-yoga";
 import { DomainError, type ErrorKind } from "../errors.ts";
@@ -25,9 +26,26 @@ export function domainErrorToGraphQL(err: DomainError, base?: GraphQLError): Gra
   });
 }
 
+/** The cause beneath GraphQL's wrapping, or undefined for an error GraphQL itself raised. */
+export function causeOf(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError) {
+    if (!current.originalError) return undefined;
+    current = current.originalError;
+  }
+  return current;
+}
+
+/** True for what must be masked: neither a DomainError nor an error of the GraphQL layer itself. */
+export function isUnexpected(error: unknown): boolean {
+  const cause = causeOf(error);
+  return cause !== undefined && !(cause instanceof DomainError);
+}
+
 /** Yoga's maskError: domain errors keep their message and code, the rest becomes "Unexpected error." */
-export function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof DomainError) return domainErrorToGraphQL(original, error instanceof GraphQLError ? error : undefined);
-  return yogaMaskError(error, message, isDev);
+export function maskError(error: unknown, message: string): Error {
+  const cause = causeOf(error);
+  if (cause instanceof DomainError) return domainErrorToGraphQL(cause, error instanceof GraphQLError ? error : undefined);
+  // Never dev mode: even with NODE_ENV=development no message or stack of the cause is shown.
+  return yogaMaskError(error, message, false);
 }

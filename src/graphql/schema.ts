@@ -7,6 +7,7 @@ import "./types/scan.ts";
 import "./types/vulnerability.ts";
 import "./types/policy.ts";
 import "./types/webhook.ts";
+import "./types/webhook-delivery.ts";
 import "./types/event.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -3,13 +3,14 @@
 // Auth: the bearer token travels in connection_init; a missing or bad one, or its expiry while the
 // socket is open, closes the socket with 4403 (graphql-ws's Forbidden).
 import type http from "node:http";
-import type { GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import type { Actor } from "../auth/scopes.ts";
 import type { TokenVerifier } from "../auth/verify-token.ts";
 import type { ServiceContext } from "../domain/context.ts";
+import { MAX_BODY_BYTES } from "../http/json-body.ts";
 import { GRAPHQL_PATH, type GraphQLYoga } from "./yoga.ts";
 
 export interface GraphqlWsDeps {
@@ -30,7 +31,8 @@ function bearerOf(payload: Record<string, unknown> | undefined): string | undefi
 
 /** Attaches graphql-ws to `server`; returns a function that closes every socket. */
 export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () => Promise<void> {
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  // Messages are read whole before anyone is authenticated: the HTTP body ceiling holds here too.
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   const states = new WeakMap<object, ConnectionState>();
 
   const disposable = useServer(
@@ -58,7 +60,8 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () =>
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
         const actor = states.get(ctx.extra.socket)?.actor;
-        if (!actor) return [];
+        // graphql-ws runs onSubscribe only after onConnect accepted the socket, which set the actor.
+        if (!actor) return [new GraphQLError("A valid bearer token is required", { extensions: { code: "UNAUTHENTICATED" } })];
         const enveloped = deps.yoga.getEnveloped({ actor, service: deps.serviceContext(actor) });
         let document;
         try {

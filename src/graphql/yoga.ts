@@ -9,8 +9,10 @@ import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
 import { hasBody, readBodyText } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
+import type { Logger } from "../log.ts";
 import { BatcherRegistry } from "./batch.ts";
 import type { GraphQLContext } from "./context.ts";
+import { errorLoggingPlugin } from "./error-logging.ts";
 import { maskError } from "./errors.ts";
 import { armorPlugin } from "./limits.ts";
 import { schema } from "./schema.ts";
@@ -25,15 +27,15 @@ export interface GraphQLServerContext {
 
 export type GraphQLYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
-export function createGraphqlServer(deps: { production: boolean; events: EventBus }): GraphQLYoga {
+export function createGraphqlServer(deps: { production: boolean; events: EventBus; log: Logger }): GraphQLYoga {
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: deps.production ? false : { subscriptionsProtocol: "WS" },
     landingPage: false,
-    maskedErrors: { maskError },
-    logging: false,
-    plugins: [armorPlugin(deps.production)],
+    maskedErrors: { maskError, isDev: false },
+    logging: false, // errorLoggingPlugin logs what is masked, with the request's logger
+    plugins: [armorPlugin(deps.production), errorLoggingPlugin(deps.log)],
     context: ({ actor, service }) => ({ actor, service, events: deps.events, batch: new BatcherRegistry() }),
   });
 }

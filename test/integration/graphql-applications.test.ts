@@ -1,3 +1,5 @@
+import { Writable } from "node:stream";
+import pino from "pino";
 import { codesOf, gql } from "../helpers/graphql.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -98,6 +100,31 @@ describe("GraphQL applications", () => {
       expect(JSON.stringify(res.body)).not.toMatch(/prisma|postgres|applications_away|relation|stack/i);
     } finally {
       await t.app.db.pool.query("ALTER TABLE applications_away RENAME TO applications");
+    }
+  });
+
+  it("logs what it masks with the request id, and shows no cause even in development mode", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const logged = await startTestApp({}, { log: pino({ level: "error" }, sink) });
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = "development"; // what Yoga's default masking reads to decide to leak
+    await logged.app.db.pool.query("ALTER TABLE applications RENAME TO applications_away");
+    try {
+      const res = await gql(logged, GET, { id: "0190d6a4-6a2e-7000-8000-000000000000" }, { headers: { "X-Request-Id": "masked-req-1" } });
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].message).toBe("Unexpected error.");
+      expect(res.body.errors[0].extensions?.originalError).toBeUndefined();
+      expect(JSON.stringify(res.body)).not.toMatch(/prisma|postgres|applications_away|relation|stack/i);
+
+      const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; err?: { message?: string; stack?: string } });
+      const entry = entries.find((e) => e.requestId === "masked-req-1" && e.err);
+      expect(entry?.err?.message).toMatch(/applications/);
+      expect(entry?.err?.stack).toBeDefined();
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+      await logged.app.db.pool.query("ALTER TABLE applications_away RENAME TO applications");
+      await logged.close();
     }
   });
 });

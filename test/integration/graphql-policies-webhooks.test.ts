@@ -1,3 +1,6 @@
+import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
+import { recordEvent } from "../../src/events/outbox.ts";
+import { newId } from "../../src/ids.ts";
 import { codesOf, gql } from "../helpers/graphql.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -74,5 +77,86 @@ describe("GraphQL webhooks", () => {
     expect(codesOf(await gql(t, `query($id: ID!) { webhook(id: $id) { id } }`, { id: hook.id }))).toEqual(["NOT_FOUND"]);
     const noScope = await t.token(["applications:read"]);
     expect(codesOf(await gql(t, `{ webhooks { totalCount } }`, undefined, { token: noScope }))).toEqual(["FORBIDDEN"]);
+  });
+});
+
+describe("GraphQL webhook deliveries", () => {
+  const DELIVERY = "id eventId eventType status createdAt nextAttemptAt attempts { attemptedAt statusCode durationMs error }";
+  const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
+    webhook(id: $id) { deliveries(first: $first, after: $after) { pageInfo { hasNextPage endCursor } edges { node { ${DELIVERY} } } } }
+  }`;
+  const REDELIVER = `mutation($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${DELIVERY} } }`;
+  /** REST's view of a delivery, in GraphQL's spelling. */
+  const asGraphQL = (d: { eventType: string; status: string }) => ({
+    ...d,
+    eventType: d.eventType.replace(".", "_").toUpperCase(),
+    status: d.status.toUpperCase(),
+  });
+
+  let hookId: string;
+  let eventIds: string[];
+  beforeAll(async () => {
+    hookId = (await t.request("POST", "/webhooks", {
+      body: { name: "log", url: "https://hooks.example.com/log", events: ["scan.completed"], secret: "k" },
+    })).body.id;
+    eventIds = [];
+    for (let i = 0; i < 2; i++) {
+      const data = { id: newId(), applicationId: newId(), scanType: "sast", status: "completed", triggeredBy: "ci", startedAt: null, completedAt: null, summary: null };
+      eventIds.push(await t.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", data)));
+      await fanOutEvents(t.app.db.prisma, 10); // one at a time: distinct creation times
+    }
+    const [older] = await t.app.db.prisma.webhookDelivery.findMany({ where: { webhookId: hookId, eventId: eventIds[0] } });
+    await t.app.db.prisma.deliveryAttempt.create({
+      data: { id: newId(), deliveryId: older!.id, attemptedAt: new Date(), statusCode: 503, durationMs: 12, error: null },
+    });
+  });
+
+  it("lists a webhook's deliveries as a connection that agrees with REST's list", async () => {
+    const rest = await t.request("GET", `/webhooks/${hookId}/deliveries`);
+    expect(rest.status).toBe(200);
+    expect(rest.body).toHaveLength(2);
+    expect(rest.body[1].attempts).toHaveLength(1);
+    const all = await gql(t, DELIVERIES, { id: hookId }, { token: await t.token(["webhooks:read"]) });
+    expect(all.body.errors).toBeUndefined();
+    expect(all.body.data.webhook.deliveries.edges.map((e: { node: unknown }) => e.node)).toEqual(rest.body.map(asGraphQL));
+
+    const page1 = await gql(t, DELIVERIES, { id: hookId, first: 1 });
+    expect(page1.body.data.webhook.deliveries.pageInfo.hasNextPage).toBe(true);
+    expect(page1.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([eventIds[1]]);
+    const page2 = await gql(t, DELIVERIES, { id: hookId, first: 1, after: page1.body.data.webhook.deliveries.pageInfo.endCursor });
+    expect(page2.body.data.webhook.deliveries.pageInfo.hasNextPage).toBe(false);
+    expect(page2.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([eventIds[0]]);
+  });
+
+  it("redelivers as a new pending delivery of the same event, as REST does", async () => {
+    const [, older] = (await t.request("GET", `/webhooks/${hookId}/deliveries`)).body;
+    const res = await gql(t, REDELIVER, { w: hookId, d: older.id }, { token: await t.token(["webhooks:write"]) });
+    expect(res.body.errors).toBeUndefined();
+    const created = res.body.data.redeliverWebhookDelivery;
+    expect(created).toMatchObject({ eventId: eventIds[0], eventType: "SCAN_COMPLETED", status: "PENDING", attempts: [] });
+    expect(created.id).not.toBe(older.id);
+    const rest = await t.request("GET", `/webhooks/${hookId}/deliveries/${created.id}`);
+    expect(rest.status).toBe(200);
+    expect(asGraphQL(rest.body)).toEqual(created);
+  });
+
+  it("answers NOT_FOUND for unknown or mismatched ids and FORBIDDEN without webhooks:write", async () => {
+    const [delivery] = (await t.request("GET", `/webhooks/${hookId}/deliveries`)).body;
+    const other = (await t.request("POST", "/webhooks", {
+      body: { name: "other", url: "https://hooks.example.com/other", events: ["scan.failed"], secret: "k" },
+    })).body.id;
+    for (const [w, d] of [
+      [newId(), delivery.id],
+      [hookId, newId()],
+      [other, delivery.id],
+      ["not-an-id", delivery.id],
+      [hookId, "not-an-id"],
+    ]) {
+      expect(codesOf(await gql(t, REDELIVER, { w, d }))).toEqual(["NOT_FOUND"]);
+    }
+    const before = await t.app.db.prisma.webhookDelivery.count({ where: { webhookId: hookId } });
+    const readOnly = await t.token(["webhooks:read"]);
+    expect(codesOf(await gql(t, REDELIVER, { w: hookId, d: delivery.id }, { token: readOnly }))).toEqual(["FORBIDDEN"]);
+    expect(await t.app.db.prisma.webhookDelivery.count({ where: { webhookId: hookId } })).toBe(before);
   });
 });

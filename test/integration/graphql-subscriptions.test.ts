@@ -1,5 +1,6 @@
 // Subscriptions over a real graphql-ws client and over SSE, fed by committed outbox events.
 import type { Client } from "graphql-ws";
+import WebSocket from "ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import type { EventData, EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
@@ -167,6 +168,24 @@ describe("graphql-ws subscriptions", () => {
     for (let i = 0; i < 100 && closedWith === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     expect(closedWith).toBe(4403);
     expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+  });
+});
+
+describe("graphql-ws message size", () => {
+  it("closes with 1009 on a message over the 1 MiB body ceiling, before authentication", async () => {
+    const socket = new WebSocket(t.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
+    const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
+    socket.on("error", () => {});
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    // graphql-ws reports the socket's error on the console; expected here, so kept out of the output.
+    const consoleError = console.error;
+    console.error = () => {};
+    try {
+      socket.send(JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(1024 * 1024 + 1) } }));
+      expect(await closed).toBe(1009);
+    } finally {
+      console.error = consoleError;
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { DISPATCHER_NAME, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import type { EventEnvelope } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
+import { REDIS_EVENTS_CHANNEL } from "../../src/events/redis-event-source.ts";
 import { newId } from "../../src/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -19,9 +20,9 @@ const vulnerability = () => ({
 });
 
 /** Collects what a subscriber on `app` receives. */
-function collect(app: TestApp): { events: EventEnvelope[]; stop(): void } {
+async function collect(app: TestApp): Promise<{ events: EventEnvelope[]; stop(): void }> {
   const events: EventEnvelope[] = [];
-  const iterator = app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID)[Symbol.asyncIterator]();
+  const iterator = await app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID);
   let running = true;
   void (async () => {
     while (running) {
@@ -64,7 +65,7 @@ describe("through Postgres LISTEN (default)", () => {
   });
 
   it("delivers an event committed on another instance, once, and never a rolled-back one", async () => {
-    const seen = collect(a);
+    const seen = await collect(a);
     await a.app.events.listening();
     await rollBack(b);
     const eventId = await commit(b);
@@ -75,8 +76,21 @@ describe("through Postgres LISTEN (default)", () => {
     expect(seen.events[0]).toMatchObject({ eventId, eventType: "vulnerability.created", data: { title: "SQL injection" } });
   });
 
+  it("ends a subscription at once when its consumer returns, with no event flowing", async () => {
+    const iterator = await a.app.events.subscribe(() => false);
+    const pending = iterator.next(); // a consumer waiting for the next event, as every subscriber is
+    const started = Date.now();
+    const ended = await Promise.race([
+      iterator.return!().then(() => "ended"),
+      new Promise((r) => setTimeout(r, 200, "still waiting")),
+    ]);
+    expect(ended).toBe("ended");
+    expect(Date.now() - started).toBeLessThan(200);
+    await expect(pending).resolves.toMatchObject({ done: true });
+  });
+
   it("reconnects by itself when its LISTEN connection is lost", async () => {
-    const seen = collect(a);
+    const seen = await collect(a);
     await a.app.events.listening();
     await a.app.db.pool.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
@@ -119,8 +133,8 @@ const redisReachable = await (async () => {
   });
 
   it("delivers each committed event once to every instance, published when it is fanned out", async () => {
-    const onA = collect(a);
-    const onB = collect(b);
+    const onA = await collect(a);
+    const onB = await collect(b);
     await Promise.all([a.app.events.listening(), b.app.events.listening()]);
     await rollBack(b);
     const eventId = await commit(b);
@@ -135,6 +149,28 @@ const redisReachable = await (async () => {
     for (const seen of [onA, onB]) {
       expect(seen.events.map((e) => e.eventId)).toEqual([eventId]);
       expect(seen.events[0]).toMatchObject({ eventType: "vulnerability.created", data: { title: "SQL injection" } });
+    }
+  });
+
+  it("ignores malformed messages on the channel and keeps delivering", async () => {
+    const onA = await collect(a);
+    const publisher = new Redis(redisUrl);
+    try {
+      for (const garbage of ["{not json", "null", "42", JSON.stringify({ eventType: "nope" })]) {
+        await publisher.publish(REDIS_EVENTS_CHANNEL, garbage);
+      }
+      const eventId = await commit(b);
+      await dispatcherOf(b).runOnce();
+      await until(() => onA.events.some((e) => e.eventId === eventId));
+      expect(onA.events.map((e) => e.eventId)).toEqual([eventId]);
+      // Still serving, and still listening, after the garbage.
+      expect((await a.request("GET", "/healthz")).status).toBe(200);
+      const next = await commit(b);
+      await dispatcherOf(b).runOnce();
+      await until(() => onA.events.some((e) => e.eventId === next));
+    } finally {
+      onA.stop();
+      publisher.disconnect();
     }
   });
 

@@ -5,7 +5,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import type { PolicyAction } from "../../generated/prisma/client.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
-import type { Severity } from "../validation.ts";
+import { atLeast } from "../validation.ts";
 
 export type Decision = "pass" | "warn" | "block";
 
@@ -23,8 +23,6 @@ export interface PolicyEvaluation {
   violations: PolicyViolation[];
 }
 
-const SEVERITY_RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
-
 /** Evaluates every policy that applies to the application against its live vulnerabilities. */
 export async function evaluatePolicies(db: Db | Tx, applicationId: string): Promise<PolicyEvaluation> {
   // Sequential on purpose: inside a transaction both queries share one connection.
@@ -41,8 +39,8 @@ export async function evaluatePolicies(db: Db | Tx, applicationId: string): Prom
   const violations: PolicyViolation[] = [];
   let allowMatches = false;
   for (const policy of policies) {
-    const threshold = policy.vulnerabilitySeverity ? SEVERITY_RANK[policy.vulnerabilitySeverity] : 0;
-    const matching = vulnerabilities.filter((v) => SEVERITY_RANK[v.severity] >= threshold).map((v) => v.id);
+    const threshold = policy.vulnerabilitySeverity;
+    const matching = vulnerabilities.filter((v) => !threshold || atLeast(v.severity, threshold)).map((v) => v.id);
     if (matching.length === 0) continue;
     if (policy.action === "allow") allowMatches = true;
     else violations.push({ policyId: policy.id, policyName: policy.name, action: policy.action, vulnerabilityIds: matching });

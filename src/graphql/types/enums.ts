@@ -14,6 +14,7 @@ export const ScanStatusEnum = upperCaseEnum("ScanStatus", ["queued", "running", 
 export const VulnerabilityStatusEnum = upperCaseEnum("VulnerabilityStatus", ["open", "in_progress", "resolved", "accepted"]);
 export const PolicyActionEnum = upperCaseEnum("PolicyAction", ["allow", "block", "monitor"]);
 export const WebhookStatusEnum = upperCaseEnum("WebhookStatus", ["active", "disabled", "error"]);
+export const DeliveryStatusEnum = upperCaseEnum("DeliveryStatus", ["pending", "delivered", "dropped", "failed", "cancelled"]);
 export const EventTypeEnum = builder.enumType("EventType", {
   values: {
     SCAN_STARTED: { value: "scan.started" },

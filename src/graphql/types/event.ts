@@ -1,11 +1,9 @@
-// Subscriptions: the webhook events, live. Each one needs the read scope of what it carries
-// (EVENT_READ_SCOPE), checked before the stream starts.
-import { requireScope } from "../../auth/scopes.ts";
+// Subscriptions: the webhook events, live. Who may receive what, and which events each keeps, is
+// the domain's (event-subscriptions.ts).
+import { openEventSubscription, type EventSubscriptionFilter } from "../../domain/events/event-subscriptions.ts";
 import {
-  EVENT_READ_SCOPE,
   EVENT_TYPES,
   type EventEnvelope,
-  type EventType,
   type PolicyViolatedData,
   type ScanEventData,
   type VulnerabilityCreatedData,
@@ -14,8 +12,6 @@ import type { GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
 import { ScanSummaryRef } from "./scan.ts";
 import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum } from "./enums.ts";
-
-const SEVERITY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 const EventEnvelopeRef = builder.objectRef<EventEnvelope>("Event").implement({
   description: "The webhook envelope without its signature, verbatim: eventType is the webhook's (e.g. scan.completed).",
@@ -62,14 +58,10 @@ const PolicyViolatedRef = builder.objectRef<PolicyViolatedData>("PolicyViolatedE
   }),
 });
 
-/** Checks the scopes, then streams the committed events of the given types that `accept` keeps. */
-function streamOf(ctx: GraphQLContext, types: readonly EventType[], accept: (e: EventEnvelope) => boolean = () => true) {
-  for (const type of new Set(types)) requireScope(ctx.actor, EVENT_READ_SCOPE[type]);
-  return ctx.events.subscribe((e) => types.includes(e.eventType) && accept(e));
-}
+/** The committed events the caller may receive that `filter` keeps, from now on. */
+const streamOf = (ctx: GraphQLContext, filter: EventSubscriptionFilter) => ctx.events.subscribe(openEventSubscription(ctx.service, filter));
 
-const forApplication = (applicationId: string | number | null | undefined) => (e: EventEnvelope) =>
-  applicationId == null || (e.data as { applicationId?: string }).applicationId === String(applicationId);
+const idArg = (id: string | number | null | undefined) => (id == null ? undefined : String(id));
 
 builder.subscriptionFields((t) => ({
   events: t.field({
@@ -79,39 +71,39 @@ builder.subscriptionFields((t) => ({
       types: t.arg({ type: [EventTypeEnum], required: false }),
       applicationId: t.arg.id({ required: false }),
     },
-    subscribe: (_root, args, ctx) =>
-      streamOf(ctx, args.types?.length ? args.types : EVENT_TYPES, forApplication(args.applicationId)),
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: args.types?.length ? args.types : EVENT_TYPES, applicationId: idArg(args.applicationId) }),
     resolve: (event) => event,
   }),
   vulnerabilityCreated: t.field({
     type: VulnerabilityCreatedRef,
     args: { applicationId: t.arg.id({ required: false }), minSeverity: t.arg({ type: SeverityEnum, required: false }) },
-    subscribe: (_root, args, ctx) =>
-      streamOf(ctx, ["vulnerability.created"], (e) => {
-        const severity = (e.data as VulnerabilityCreatedData).severity;
-        const atLeast = args.minSeverity == null || (SEVERITY_RANK[severity] ?? -1) >= SEVERITY_RANK[args.minSeverity]!;
-        return atLeast && forApplication(args.applicationId)(e);
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, {
+        types: ["vulnerability.created"],
+        applicationId: idArg(args.applicationId),
+        minSeverity: args.minSeverity ?? undefined,
       }),
     resolve: (event) => (event as EventEnvelope<"vulnerability.created">).data,
   }),
   scanCompleted: t.field({
     type: ScanEventRef,
     args: { applicationId: t.arg.id({ required: false }) },
-    subscribe: (_root, args, ctx) => streamOf(ctx, ["scan.completed"], forApplication(args.applicationId)),
+    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["scan.completed"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => (event as EventEnvelope<"scan.completed">).data,
   }),
   scanUpdated: t.field({
     type: ScanEventRef,
     description: "Live scan status: started, completed or failed.",
     args: { applicationId: t.arg.id({ required: false }) },
-    subscribe: (_root, args, ctx) =>
-      streamOf(ctx, ["scan.started", "scan.completed", "scan.failed"], forApplication(args.applicationId)),
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: ["scan.started", "scan.completed", "scan.failed"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => (event as EventEnvelope<"scan.started">).data,
   }),
   policyViolated: t.field({
     type: PolicyViolatedRef,
     args: { applicationId: t.arg.id({ required: false }) },
-    subscribe: (_root, args, ctx) => streamOf(ctx, ["policy.violated"], forApplication(args.applicationId)),
+    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["policy.violated"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => (event as EventEnvelope<"policy.violated">).data,
   }),
 }));

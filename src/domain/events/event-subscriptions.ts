@@ -1,0 +1,38 @@
+// Live event subscriptions: who may receive which event types, and which events a subscription
+// keeps. Each type needs the read scope of what it carries (EVENT_READ_SCOPE), checked before the
+// stream starts.
+import { requireScope } from "../../auth/scopes.ts";
+import { EVENT_READ_SCOPE, type EventEnvelope, type EventType } from "../../events/catalog.ts";
+import type { ServiceContext } from "../context.ts";
+import { atLeast, type Severity } from "../validation.ts";
+
+export interface EventSubscriptionFilter {
+  types: readonly EventType[];
+  /** Only events about this application. */
+  applicationId?: string;
+  /** Only events whose data carries a severity at or above this one. */
+  minSeverity?: Severity;
+}
+
+/** Throws unless the caller may receive every one of `types`. */
+export function authorizeEventTypes(ctx: ServiceContext, types: readonly EventType[]): void {
+  for (const type of new Set(types)) requireScope(ctx.actor, EVENT_READ_SCOPE[type]);
+}
+
+/** The events a subscription with this filter receives. */
+export function eventPredicate(filter: EventSubscriptionFilter): (event: EventEnvelope) => boolean {
+  return (event) => {
+    const data = event.data as { applicationId?: string; severity?: string };
+    return (
+      filter.types.includes(event.eventType) &&
+      (filter.applicationId === undefined || data.applicationId === filter.applicationId) &&
+      (filter.minSeverity === undefined || (data.severity !== undefined && atLeast(data.severity, filter.minSeverity)))
+    );
+  };
+}
+
+/** Authorizes a subscription, then answers the predicate its stream is narrowed with. */
+export function openEventSubscription(ctx: ServiceContext, filter: EventSubscriptionFilter): (event: EventEnvelope) => boolean {
+  authorizeEventTypes(ctx, filter.types);
+  return eventPredicate(filter);
+}
