@@ -5,11 +5,11 @@
 // milliseconds of a commit; polling is the fallback.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type pg from "pg";
 import { Agent } from "undici";
 import type { BackgroundWorker } from "../app.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import { listen, type Listening } from "../db/listen.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
 import { EVENTS_CHANNEL } from "../events/outbox.ts";
 import type { Event, Webhook, WebhookDelivery } from "../generated/prisma/client.ts";
@@ -82,7 +82,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let stopping: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
-  let listener: pg.PoolClient | undefined;
+  let listening: Listening | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
 
@@ -263,29 +263,6 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     })();
   }
 
-  async function listen(): Promise<void> {
-    let client: pg.PoolClient | undefined;
-    const lost = (err: unknown) => {
-      if (client && listener !== client) return; // already handled, or stop() released it
-      listener = undefined;
-      client?.release(true);
-      log.warn({ err }, "webhook dispatcher has no LISTEN connection; polling until it is back");
-      if (running) setTimeout(() => void listen(), pollIntervalMs);
-    };
-    try {
-      client = await db.pool.connect();
-      if (!running) return client.release(true);
-      listener = client;
-      client.on("notification", wake);
-      client.on("error", lost);
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-      await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
-      wake(); // whatever was committed before LISTEN took effect
-    } catch (err) {
-      lost(err);
-    }
-  }
-
   async function releaseLeases(): Promise<void> {
     await db.prisma.$executeRaw`
       UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`;
@@ -298,7 +275,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       if (running || stopping) return;
       running = true;
       pollTimer = setInterval(wake, pollIntervalMs);
-      void listen();
+      listening = listen(db.pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], wake, {
+        log,
+        onListening: wake, // whatever was committed before LISTEN took effect
+      });
       wake();
     },
 
@@ -313,8 +293,8 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         running = false;
         clearInterval(pollTimer);
         clearTimeout(dueTimer);
-        listener?.release(true);
-        listener = undefined;
+        await listening?.close();
+        listening = undefined;
         await ticking;
         let graceTimer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));

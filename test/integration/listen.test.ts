@@ -1,0 +1,160 @@
+// The shared LISTEN helper and the workers built on it: a lost connection comes back by itself,
+// close() leaves nothing behind, and a failed event load is not mistaken for a lost connection.
+import { jest } from "@jest/globals";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/client.ts";
+import { listen } from "../../src/db/listen.ts";
+import { createDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import type { EventEnvelope } from "../../src/events/catalog.ts";
+import { EVENTS_CHANNEL, recordEvent } from "../../src/events/outbox.ts";
+import { postgresEventSource } from "../../src/events/postgres-event-source.ts";
+import { createEventBus } from "../../src/events/pubsub.ts";
+import { newId } from "../../src/ids.ts";
+import { createLogger } from "../../src/log.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { eventually } from "../helpers/scan-engines.ts";
+
+let database: TestDatabase;
+let db: Database;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = openDatabase(database.url);
+});
+afterAll(async () => {
+  await db.close();
+  await database.drop();
+});
+
+const quietLog = () => createLogger("silent");
+const listeners = async (channel = EVENTS_CHANNEL) =>
+  Number(
+    (
+      await db.pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE $1",
+        [`LISTEN ${channel}%`],
+      )
+    ).rows[0]!.n,
+  );
+const terminateListeners = () =>
+  db.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+const notify = (channel: string, payload: string) => db.pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+
+describe("listen()", () => {
+  it("reconnects after its connection is terminated and hears notifications again", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    const heard: string[] = [];
+    const l = listen(pool, ["test_wake"], (msg) => heard.push(msg.payload ?? ""), { log: quietLog(), retryMs: 50 });
+    try {
+      await l.ready;
+      await notify("test_wake", "before");
+      await eventually(async () => heard.includes("before"));
+      await terminateListeners();
+      // Keep notifying until one is heard by the new connection.
+      let n = 0;
+      await eventually(async () => {
+        await notify("test_wake", `after-${++n}`);
+        return heard.some((p) => p.startsWith("after-"));
+      });
+      expect(await listeners("test_wake")).toBe(1);
+    } finally {
+      await l.close();
+      await pool.end();
+    }
+  });
+
+  it("close() ends the connection and a pending reconnect: no LISTEN connection, no timer left", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    const log = quietLog();
+    const warn = jest.spyOn(log, "warn");
+    const before = timers();
+    const l = listen(pool, ["test_close"], () => {}, { log, retryMs: 60_000 });
+    await l.ready;
+    expect(await listeners("test_close")).toBe(1);
+    await terminateListeners();
+    await eventually(async () => warn.mock.calls.length > 0); // lost: a reconnect is now scheduled
+    await l.close();
+    expect(timers()).toBe(before);
+    await pool.end(); // resolves only once every client is gone
+    expect(await listeners("test_close")).toBe(0);
+  });
+
+  it("close() during the first connection attempt closes that connection as it opens", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    const l = listen(pool, ["test_early"], () => {}, { log: quietLog() });
+    await l.close();
+    await pool.end();
+    expect(await listeners("test_early")).toBe(0);
+  });
+});
+
+describe("the webhook dispatcher", () => {
+  it("stop() after a lost LISTEN connection leaves no reconnect timer behind", async () => {
+    const own = openDatabase(database.url);
+    const log = quietLog();
+    const warn = jest.spyOn(log, "warn");
+    const before = timers();
+    const d = createDispatcher({
+      db: own,
+      config: {
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+        WEBHOOK_TIMEOUT_MS: 1000,
+        WEBHOOK_RETRY_INITIAL_MS: 1000,
+        WEBHOOK_RETRY_MAX_DELAY_MS: 1000,
+        WEBHOOK_RETRY_WINDOW_MS: 1000,
+      },
+      log,
+      metrics: { webhookDeliveries: { inc: () => {} }, webhookAttemptDuration: { observe: () => {} } } as never,
+      pollIntervalMs: 60_000,
+    });
+    d.start();
+    await eventually(async () => (await listeners("")) === 1);
+    await terminateListeners();
+    await eventually(async () => warn.mock.calls.length > 0);
+    await d.stop();
+    await own.close();
+    expect(timers()).toBe(before);
+  });
+});
+
+describe("the Postgres event source", () => {
+  it("a failed event load is retried, not taken for a lost connection: one LISTEN, each event once", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    const log = quietLog();
+    const bus = createEventBus({ source: postgresEventSource({ databaseUrl: database.url, pool, log }), log });
+    const applicationId = newId();
+    const seen: EventEnvelope[][] = [[], []];
+    const consume = (into: EventEnvelope[]) => {
+      const iterator = bus.subscribe((e) => (e.data as { applicationId?: string }).applicationId === applicationId)[Symbol.asyncIterator]();
+      void (async () => {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) into.push(next.value);
+      })();
+      return iterator;
+    };
+    const commit = () =>
+      db.prisma.$transaction((tx) =>
+        recordEvent(tx, "vulnerability.created", { id: newId(), severity: "high", applicationId, title: "x", createdAt: new Date().toISOString() }),
+      );
+    const first = consume(seen[0]!);
+    try {
+      await bus.listening();
+      const query = jest.spyOn(pool, "query") as unknown as jest.SpiedFunction<() => Promise<unknown>>;
+      query.mockRejectedValueOnce(new Error("load failed"));
+      const failed = await commit();
+      await eventually(async () => seen[0]!.some((e) => e.eventId === failed));
+
+      // A second subscriber asks the bus to listen again; a bus that thought the source lost opens a second connection.
+      const second = consume(seen[1]!);
+      await bus.listening();
+      const later = [await commit(), await commit()];
+      await eventually(async () => seen.every((s) => later.every((id) => s.some((e) => e.eventId === id))));
+      for (const s of seen) for (const id of [failed, ...later]) expect(s.filter((e) => e.eventId === id)).toHaveLength(id === failed && s === seen[1] ? 0 : 1);
+      expect(await listeners()).toBe(1);
+      void second.return?.();
+    } finally {
+      void first.return?.();
+      await bus.close();
+      await pool.end();
+    }
+  });
+});
