@@ -3,6 +3,7 @@
 // NODE_EXTRA_CA_CERTS). Time is compressed by configuration and passes are driven with runOnce().
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import type { ResolveAll } from "../../src/dispatcher/ssrf-guard.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
@@ -279,10 +280,12 @@ describe("outcomes", () => {
 });
 
 describe("disabling during an attempt", () => {
-  it("keeps the delivery cancelled even when the in-flight attempt then succeeds", async () => {
+  it("keeps the delivery cancelled even when the in-flight attempt then succeeds, and counts no outcome for it", async () => {
     const hook = await createWebhook(receiver.url("/slow-then-disabled"));
     receiver.answer = () => ({ status: 200, delayMs: 150 }); // within the 300 ms attempt timeout
     await emit();
+    const outcomes = async () => (await t.app.metrics.webhookDeliveries.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const countedBefore = await outcomes();
     const d = dispatcher();
     const pass = d.runOnce();
     await receiver.waitFor((reqs) => reqs.length === 1, 3000);
@@ -292,6 +295,7 @@ describe("disabling during an attempt", () => {
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "cancelled" });
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 200 });
+    expect(await outcomes()).toBe(countedBefore);
   });
 });
 
@@ -377,10 +381,30 @@ describe("claiming", () => {
     d.start();
     await emit();
     await receiver.waitFor((reqs) => reqs.length === 1, 3000);
+    // The lease comfortably outlasts one attempt (twice the 300 ms timeout + 5 s), claim-to-record waits included.
+    const [leased] = await deliveriesOf(hook.id);
+    expect(leased!.leaseExpiresAt!.getTime() - Date.now()).toBeGreaterThan(2 * 300 + 4000);
     await d.stop();
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "delivered", leaseOwner: null, leaseExpiresAt: null });
     expect(delivery!.attempts).toHaveLength(1);
+  });
+
+  it("lets no subscription take every slot: another one's due delivery is attempted in the same pass", async () => {
+    const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
+    const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);
+    receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 250 } : { status: 200 });
+    for (let i = 0; i < 20; i++) await emit("scan.completed");
+    await fanOutEvents(t.app.db.prisma, 100); // the slow subscription's deliveries are due first
+    await emit("scan.failed");
+    const d = dispatcher();
+    const first = d.runOnce();
+    await receiver.waitFor((reqs) => reqs.length === 5, 3000);
+    // While those four are in flight, another pass here takes none of the slow one's backlog.
+    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 0 });
+    expect((await first).attempted).toBe(5);
+    expect((await deliveriesOf(other.id)).map((delivery) => delivery.status)).toEqual(["delivered"]);
+    expect((await deliveriesOf(slow.id)).filter((delivery) => delivery.attemptCount > 0)).toHaveLength(4);
   });
 
   it("lets several dispatchers run at once without sending a delivery twice", async () => {
