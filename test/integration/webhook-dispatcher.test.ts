@@ -492,6 +492,47 @@ describe("delivery log and redelivery", () => {
     expect(verifyWebhookDelivery({ rawBody: receiver.requests[0]!.rawBody, secret: SECRET, headers: receiver.requests[0]!.headers }).eventId).toBe(first);
   });
 
+  it("refuses to redeliver to a disabled subscription: 409, and nothing is queued", async () => {
+    const hook = await createWebhook(receiver.url("/disabled-redeliver"));
+    await emit();
+    await dispatcher().runOnce();
+    const [delivery] = await deliveriesOf(hook.id);
+    expect((await t.request("PUT", `/webhooks/${hook.id}`, { body: { status: "disabled" } })).status).toBe(200);
+    const res = await t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`);
+    expect(res.status).toBe(409);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body.code).toBe("conflict");
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+  });
+
+  it("answers 404 when the subscription is deleted while a redelivery waits for it", async () => {
+    const hook = await createWebhook(receiver.url("/deleted-redeliver"));
+    await emit();
+    await dispatcher().runOnce();
+    const [delivery] = await deliveriesOf(hook.id);
+    const deleting = await t.app.db.pool.connect();
+    try {
+      await deleting.query("BEGIN");
+      await deleting.query("DELETE FROM webhooks WHERE id = $1", [hook.id]);
+      const pending = t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`);
+      // The redelivery now waits on the deleting transaction's lock.
+      const deadline = Date.now() + 5000;
+      while (
+        (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 0
+      ) {
+        if (Date.now() > deadline) throw new Error("the redelivery never waited for the lock");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await deleting.query("COMMIT");
+      const res = await pending;
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe("not_found");
+    } finally {
+      deleting.release();
+    }
+  });
+
   it("answers 404 for unknown or malformed ids and 403 without the scope", async () => {
     const hook = await createWebhook(receiver.url("/ids"));
     const eventId = await emit();
