@@ -67,7 +67,7 @@ export function listen(
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
-      attempt = open();
+      attempt = open().catch(() => {}); // a failure has scheduled the next attempt
     }, retryMs);
   }
 

@@ -79,6 +79,18 @@ describe("listen()", () => {
     expect(await listeners("test_close")).toBe(0);
   });
 
+  it("keeps retrying while LISTEN fails, rejecting only `ready`, and leaves no connection open", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    const log = quietLog();
+    const warn = jest.spyOn(log, "warn");
+    const l = listen(pool, ["not a channel"], () => {}, { log, retryMs: 10 });
+    await expect(l.ready).rejects.toThrow(/syntax error/);
+    await eventually(async () => warn.mock.calls.length >= 3);
+    await l.close();
+    expect(pool.totalCount).toBe(0);
+    await pool.end();
+  });
+
   it("close() during the first connection attempt closes that connection as it opens", async () => {
     const pool = new pg.Pool({ connectionString: database.url });
     const l = listen(pool, ["test_early"], () => {}, { log: quietLog() });
