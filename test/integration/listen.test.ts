@@ -16,11 +16,15 @@ import { eventually } from "../helpers/scan-engines.ts";
 
 let database: TestDatabase;
 let db: Database;
+/** For the tests' own queries; it sets no idle timers, which would be counted with the code's. */
+let admin: pg.Pool;
 beforeAll(async () => {
   database = await createTestDatabase();
   db = openDatabase(database.url);
+  admin = new pg.Pool({ connectionString: database.url, idleTimeoutMillis: 0 });
 });
 afterAll(async () => {
+  await admin.end();
   await db.close();
   await database.drop();
 });
@@ -29,16 +33,37 @@ const quietLog = () => createLogger("silent");
 const listeners = async (channel = EVENTS_CHANNEL) =>
   Number(
     (
-      await db.pool.query<{ n: string }>(
+      await admin.query<{ n: string }>(
         "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE $1",
         [`LISTEN ${channel}%`],
       )
     ).rows[0]!.n,
   );
 const terminateListeners = () =>
-  db.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
-const notify = (channel: string, payload: string) => db.pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
-const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+const notify = (channel: string, payload: string) => admin.query("SELECT pg_notify($1, $2)", [channel, payload]);
+/** Timers the code under test sets from now on that are neither fired nor cleared (jest's own are not counted). */
+function trackTimers(): { pending(): number; restore(): void } {
+  const live = new Set<unknown>();
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  const set = jest.spyOn(globalThis, "setTimeout").mockImplementation(((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const handle = realSet(() => {
+      live.delete(handle);
+      fn(...args);
+    }, ms);
+    live.add(handle);
+    return handle;
+  }) as typeof setTimeout);
+  const clear = jest.spyOn(globalThis, "clearTimeout").mockImplementation((handle) => {
+    live.delete(handle);
+    realClear(handle);
+  });
+  return {
+    pending: () => live.size,
+    restore: () => (set.mockRestore(), clear.mockRestore()),
+  };
+}
 
 describe("listen()", () => {
   it("reconnects after its connection is terminated and hears notifications again", async () => {
@@ -67,15 +92,16 @@ describe("listen()", () => {
     const pool = new pg.Pool({ connectionString: database.url });
     const log = quietLog();
     const warn = jest.spyOn(log, "warn");
-    const before = timers();
+    const timers = trackTimers();
     const l = listen(pool, ["test_close"], () => {}, { log, retryMs: 60_000 });
     await l.ready;
     expect(await listeners("test_close")).toBe(1);
     await terminateListeners();
     await eventually(async () => warn.mock.calls.length > 0); // lost: a reconnect is now scheduled
     await l.close();
-    expect(timers()).toBe(before);
     await pool.end(); // resolves only once every client is gone
+    timers.restore();
+    expect(timers.pending()).toBe(0);
     expect(await listeners("test_close")).toBe(0);
   });
 
@@ -105,7 +131,7 @@ describe("the webhook dispatcher", () => {
     const own = openDatabase(database.url);
     const log = quietLog();
     const warn = jest.spyOn(log, "warn");
-    const before = timers();
+    const timers = trackTimers();
     const d = createDispatcher({
       db: own,
       config: {
@@ -125,7 +151,8 @@ describe("the webhook dispatcher", () => {
     await eventually(async () => warn.mock.calls.length > 0);
     await d.stop();
     await own.close();
-    expect(timers()).toBe(before);
+    timers.restore();
+    expect(timers.pending()).toBe(0);
   });
 });
 
