@@ -63,7 +63,7 @@ export function listen(
       void connection.end();
     }
     if (closed) return;
-    options.log.warn({ err, channels }, "LISTEN connection lost; reconnecting");
+    options.log.warn({ err, channels }, "no LISTEN connection; retrying");
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       retryTimer = undefined;

@@ -27,9 +27,10 @@ export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool; 
     async start(deliver) {
       await listening?.close();
       // A lost connection is the listener's to restore; a failed load concerns one event only.
-      const current = listen(deps.databaseUrl, [EVENTS_CHANNEL], (msg) => {
+      const onNotification = (msg: pg.Notification) => {
         if (msg.payload) void loadAndDeliver(msg.payload, deliver, () => listening !== current);
-      }, { log: deps.log });
+      };
+      const current = listen(deps.databaseUrl, [EVENTS_CHANNEL], onNotification, { log: deps.log });
       listening = current;
       try {
         await current.ready;
