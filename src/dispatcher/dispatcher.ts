@@ -5,11 +5,11 @@
 // milliseconds of a commit; polling is the fallback.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type pg from "pg";
 import { Agent } from "undici";
 import type { BackgroundWorker } from "../app.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import { listen, type Listening } from "../db/listen.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
 import { EVENTS_CHANNEL } from "../events/outbox.ts";
 import type { Event, Webhook, WebhookDelivery } from "../generated/prisma/client.ts";
@@ -25,8 +25,15 @@ import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "./ssrf-gu
 
 export const DISPATCHER_NAME = "webhook-dispatcher";
 const FAN_OUT_BATCH = 100;
-/** A lease outlives the attempt's timeout by this much, leaving time to record the outcome. */
-const LEASE_MARGIN_MS = 2000;
+/** Attempts one instance runs at once for the same subscription. */
+const PER_WEBHOOK_IN_FLIGHT = 4;
+/**
+ * The lease starts at claim, before the claimed rows are loaded, a pool connection is found and the
+ * request is sent, and it must still hold when the outcome is recorded, or the attempt is dropped and
+ * the delivery sent again by whoever takes it over. Twice the timeout plus a margin covers those waits
+ * under load; a crashed instance's deliveries are only that much later taken over.
+ */
+const leaseFor = (timeoutMs: number) => timeoutMs * 2 + 5000;
 /** How long stop() lets in-flight attempts finish before abandoning them. */
 const STOP_GRACE_MS = 2000;
 
@@ -68,7 +75,7 @@ export interface WebhookDispatcher extends BackgroundWorker {
 export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { db, config, log, metrics } = options;
   const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+  const leaseMs = leaseFor(config.WEBHOOK_TIMEOUT_MS);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const concurrency = options.concurrency ?? 16;
   const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -82,18 +89,38 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let stopping: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
-  let listener: pg.PoolClient | undefined;
+  let listening: Listening | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
 
   async function claim(limit: number): Promise<ClaimedDelivery[]> {
+    // At most PER_WEBHOOK_IN_FLIGHT attempts per subscription here, counting those already running:
+    // one blackholed endpoint with a deep backlog must not hold every slot for a whole timeout.
+    // Window functions cannot sit beside FOR UPDATE, so candidates are ranked first, then locked.
     const claimed = await db.prisma.$queryRaw<{ id: string }[]>`
-      WITH due AS (
-        SELECT id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now()
-           AND (lease_expires_at IS NULL OR lease_expires_at < now())
+      WITH busy AS (
+        SELECT webhook_id, count(*) AS n FROM webhook_deliveries
+         WHERE lease_owner = ${owner} AND lease_expires_at >= now()
+         GROUP BY webhook_id
+      ),
+      candidates AS (
+        SELECT id FROM (
+          SELECT d.id, d.next_attempt_at,
+                 row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) + coalesce(b.n, 0) AS nth
+            FROM webhook_deliveries d LEFT JOIN busy b ON b.webhook_id = d.webhook_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+        ) ranked
+         WHERE nth <= ${PER_WEBHOOK_IN_FLIGHT}
          ORDER BY next_attempt_at, id
          LIMIT ${limit}
+      ),
+      due AS (
+        SELECT id FROM webhook_deliveries
+         WHERE id IN (SELECT id FROM candidates)
+           AND status = 'pending' AND next_attempt_at <= now()
+           AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         ORDER BY next_attempt_at, id
            FOR UPDATE SKIP LOCKED
       )
       UPDATE webhook_deliveries d
@@ -111,11 +138,11 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhook, event } = delivery;
     if (webhook.status === "disabled") {
-      await db.prisma.webhookDelivery.updateMany({
-        where: { id: delivery.id, leaseOwner: owner },
+      const { count } = await db.prisma.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseOwner: owner, status: "pending" },
         data: { status: "cancelled", nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: new Date() },
       });
-      metrics.webhookDeliveries.inc({ outcome: "cancelled" });
+      if (count > 0) metrics.webhookDeliveries.inc({ outcome: "cancelled" });
       return;
     }
 
@@ -154,18 +181,20 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         random: options.random,
       }),
     });
-    await record(delivery, { attemptedAt, firstAttemptAt, result, outcome });
-    metrics.webhookDeliveries.inc({ outcome: outcome.kind });
+    if (await record(delivery, { attemptedAt, firstAttemptAt, result, outcome })) metrics.webhookDeliveries.inc({ outcome: outcome.kind });
   }
 
-  /** The attempt and the delivery's new state in one transaction, with the subscription's health. */
+  /**
+   * The attempt and the delivery's new state in one transaction, with the subscription's health.
+   * False when only the attempt was logged: the lease was lost or the delivery cancelled meanwhile.
+   */
   async function record(
     delivery: ClaimedDelivery,
     { attemptedAt, firstAttemptAt, result, outcome }: { attemptedAt: Date; firstAttemptAt: Date; result: SentAttempt; outcome: DeliveryOutcome },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const nextAttemptAt = outcome.kind === "retry" ? outcome.nextAttemptAt : null;
     const now = new Date();
-    await db.prisma.$transaction(async (tx) => {
+    return db.prisma.$transaction(async (tx) => {
       await tx.deliveryAttempt.create({
         data: {
           id: newId(),
@@ -191,12 +220,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         },
       });
       // Lease lost (this attempt outlived it) or cancelled: the attempt stays in the log, nothing else changes.
-      if (count === 0) return;
+      if (count === 0) return false;
       if (outcome.kind === "failed") {
         await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "active" }, data: { status: "error", updatedAt: now } });
       } else if (outcome.kind === "delivered") {
         await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "error" }, data: { status: "active", updatedAt: now } });
       }
+      return true;
     });
   }
 
@@ -263,29 +293,6 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     })();
   }
 
-  async function listen(): Promise<void> {
-    let client: pg.PoolClient | undefined;
-    const lost = (err: unknown) => {
-      if (client && listener !== client) return; // already handled, or stop() released it
-      listener = undefined;
-      client?.release(true);
-      log.warn({ err }, "webhook dispatcher has no LISTEN connection; polling until it is back");
-      if (running) setTimeout(() => void listen(), pollIntervalMs);
-    };
-    try {
-      client = await db.pool.connect();
-      if (!running) return client.release(true);
-      listener = client;
-      client.on("notification", wake);
-      client.on("error", lost);
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-      await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
-      wake(); // whatever was committed before LISTEN took effect
-    } catch (err) {
-      lost(err);
-    }
-  }
-
   async function releaseLeases(): Promise<void> {
     await db.prisma.$executeRaw`
       UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`;
@@ -298,7 +305,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       if (running || stopping) return;
       running = true;
       pollTimer = setInterval(wake, pollIntervalMs);
-      void listen();
+      listening = listen(db.pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], wake, {
+        log,
+        onListening: wake, // whatever was committed before LISTEN took effect
+      });
       wake();
     },
 
@@ -313,8 +323,8 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         running = false;
         clearInterval(pollTimer);
         clearTimeout(dueTimer);
-        listener?.release(true);
-        listener = undefined;
+        await listening?.close();
+        listening = undefined;
         await ticking;
         let graceTimer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));

@@ -1,12 +1,17 @@
 // Committed events through Postgres: recordEvent NOTIFYs the event id inside the writing
 // transaction, so LISTEN hears it only once committed; the row is then loaded by id.
-import pg from "pg";
+import type pg from "pg";
+import { listen, type Listening } from "../db/listen.ts";
+import type { Logger } from "../log.ts";
 import { isEventType, toEventEnvelope, type EventEnvelope } from "./catalog.ts";
 import { EVENTS_CHANNEL } from "./outbox.ts";
 import type { EventSource } from "./pubsub.ts";
 
-export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool }): EventSource {
-  let client: pg.Client | undefined;
+const LOAD_ATTEMPTS = 3;
+const LOAD_RETRY_MS = 200;
+
+export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool; log: Logger }): EventSource {
+  let listening: Listening | undefined;
 
   async function load(eventId: string): Promise<EventEnvelope | undefined> {
     const { rows } = await deps.pool.query<{ id: string; type: string; data: unknown; occurred_at: Date }>(
@@ -19,26 +24,42 @@ export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool }
   }
 
   return {
-    async start(deliver, onLost) {
-      const listener = new pg.Client({ connectionString: deps.databaseUrl });
-      listener.on("notification", (msg) => {
-        if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
-        load(msg.payload).then((event) => event && deliver(event), onLost);
-      });
-      listener.on("error", (err) => {
-        if (client !== listener) return;
-        client = undefined;
-        listener.end().catch(() => {});
-        onLost(err);
-      });
-      await listener.connect();
-      await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
-      client = listener;
+    async start(deliver) {
+      await listening?.close();
+      // A lost connection is the listener's to restore; a failed load concerns one event only.
+      const onNotification = (msg: pg.Notification) => {
+        if (msg.payload) void loadAndDeliver(msg.payload, deliver, () => listening !== current);
+      };
+      const current = listen(deps.databaseUrl, [EVENTS_CHANNEL], onNotification, { log: deps.log });
+      listening = current;
+      try {
+        await current.ready;
+      } catch (err) {
+        if (listening === current) listening = undefined;
+        await current.close();
+        throw err;
+      }
     },
     async stop() {
-      const listener = client;
-      client = undefined;
-      await listener?.end();
+      const current = listening;
+      listening = undefined;
+      await current?.close();
     },
   };
+
+  async function loadAndDeliver(eventId: string, deliver: (event: EventEnvelope) => void, stopped: () => boolean): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const event = await load(eventId);
+        if (event && !stopped()) deliver(event);
+        return;
+      } catch (err) {
+        if (attempt >= LOAD_ATTEMPTS || stopped()) {
+          deps.log.error({ err, eventId }, "could not load a notified event; live subscribers miss it");
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, LOAD_RETRY_MS * attempt));
+      }
+    }
+  }
 }

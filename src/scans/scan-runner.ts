@@ -6,6 +6,7 @@ import os from "node:os";
 import type pg from "pg";
 import type { BackgroundWorker } from "../app.ts";
 import type { Db } from "../db/client.ts";
+import { listen, type Listening } from "../db/listen.ts";
 import { claimScans, completeScan, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
 import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scans.service.ts";
 import type { Scan } from "../generated/prisma/client.ts";
@@ -48,7 +49,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
 
   let stopping = false;
   let pollTimer: NodeJS.Timeout | undefined;
-  let listener: pg.PoolClient | undefined;
+  let listening: Listening | undefined;
   let claiming: Promise<unknown> | undefined;
 
   async function run(scan: Scan): Promise<void> {
@@ -128,19 +129,6 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
       });
   }
 
-  async function listen(pool: pg.Pool): Promise<void> {
-    try {
-      const client = await pool.connect();
-      client.on("notification", () => tick());
-      client.on("error", (err) => log.warn({ err }, "scan runner LISTEN connection lost; polling only"));
-      await client.query(`LISTEN ${SCAN_QUEUED_CHANNEL}`);
-      if (stopping) client.release();
-      else listener = client;
-    } catch (err) {
-      log.warn({ err }, "scan runner could not LISTEN; polling only");
-    }
-  }
-
   return {
     name: "scan-runner",
     owner,
@@ -152,16 +140,19 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
     start() {
       stopping = false;
       pollTimer = setInterval(tick, options.pollIntervalMs ?? 1000);
-      if (options.pool) void listen(options.pool);
+      if (options.pool) {
+        listening = listen(options.pool, [SCAN_QUEUED_CHANNEL], () => tick(), {
+          log,
+          onListening: tick, // whatever was queued while not listening
+        });
+      }
       tick();
     },
     async stop() {
       stopping = true;
       clearInterval(pollTimer);
-      if (listener) {
-        listener.release(true);
-        listener = undefined;
-      }
+      await listening?.close();
+      listening = undefined;
       await claiming;
       for (const { controller } of inFlight.values()) controller.abort("stopping" satisfies AbortReason);
       await Promise.all([...inFlight.values()].map((r) => r.done));

@@ -81,4 +81,9 @@ describe("/openapi.json", () => {
     expect(op.responses["201"].headers.Location).toBeDefined();
     expect(op.responses["400"].content["application/problem+json"]).toBeDefined();
   });
+
+  it("documents that redelivering to a disabled subscription is a conflict", () => {
+    const op = doc.paths["/webhooks/{id}/deliveries/{deliveryId}/redeliver"].post;
+    for (const status of ["202", "404", "409"]) expect(op.responses[status]).toBeDefined();
+  });
 });

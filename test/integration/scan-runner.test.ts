@@ -1,4 +1,5 @@
 import { claimScans } from "../../src/domain/scans/scan-lifecycle.ts";
+import { SCAN_QUEUED_CHANNEL } from "../../src/domain/scans/scans.service.ts";
 import { createEngines, type Finding, type ScannerEngine } from "../../src/scans/engines/engine.ts";
 import { createScanRunner, type ScanRunnerOptions } from "../../src/scans/scan-runner.ts";
 import { blockingEngine, eventually, failingEngine, finding, scriptedEngine } from "../helpers/scan-engines.ts";
@@ -285,6 +286,25 @@ describe("the background loop", () => {
     try {
       // Let the start-up round and the LISTEN settle, so only the NOTIFY can pick the scan up.
       await eventually(async () => (await prisma().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'`)[0]!.n > 0n);
+      const scanId = await queueScan(appId);
+      await eventually(async () => (await scanRow(scanId)).status === "completed");
+    } finally {
+      await r.stop();
+    }
+  });
+});
+
+describe("the background loop after its LISTEN connection is lost", () => {
+  it("reconnects and wakes on NOTIFY again", async () => {
+    const appId = await newApplication();
+    const r = runner(scriptedEngine("sast", () => [finding("renotified")]), { pool: t.app.db.pool, pollIntervalMs: 3_600_000 });
+    const listeners = async () =>
+      (await prisma().$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE query LIKE ${`LISTEN ${SCAN_QUEUED_CHANNEL}%`}`).map((row) => row.pid);
+    r.start();
+    try {
+      const [first] = await eventually(async () => ((await listeners()).length > 0 ? await listeners() : undefined));
+      await prisma().$queryRaw`SELECT pg_terminate_backend(${first}::int)`;
+      await eventually(async () => (await listeners()).some((pid) => pid !== first));
       const scanId = await queueScan(appId);
       await eventually(async () => (await scanRow(scanId)).status === "completed");
     } finally {

@@ -45,7 +45,7 @@ const startService = async (): Promise<ChildProcess> =>
         AUTH_JWT_SECRET: TEST_JWT_SECRET,
         NODE_EXTRA_CA_CERTS: cert.certPath,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-        WEBHOOK_TIMEOUT_MS: "1000", // leases last this + 2 s
+        WEBHOOK_TIMEOUT_MS: "1000", // leases last twice this + 5 s
         WEBHOOK_RETRY_INITIAL_MS: "50",
         WEBHOOK_RETRY_MAX_DELAY_MS: "200",
         WEBHOOK_RETRY_WINDOW_MS: "30000",

@@ -3,6 +3,7 @@
 // NODE_EXTRA_CA_CERTS). Time is compressed by configuration and passes are driven with runOnce().
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import type { ResolveAll } from "../../src/dispatcher/ssrf-guard.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
@@ -279,10 +280,12 @@ describe("outcomes", () => {
 });
 
 describe("disabling during an attempt", () => {
-  it("keeps the delivery cancelled even when the in-flight attempt then succeeds", async () => {
+  it("keeps the delivery cancelled even when the in-flight attempt then succeeds, and counts no outcome for it", async () => {
     const hook = await createWebhook(receiver.url("/slow-then-disabled"));
     receiver.answer = () => ({ status: 200, delayMs: 150 }); // within the 300 ms attempt timeout
     await emit();
+    const outcomes = async () => (await t.app.metrics.webhookDeliveries.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const countedBefore = await outcomes();
     const d = dispatcher();
     const pass = d.runOnce();
     await receiver.waitFor((reqs) => reqs.length === 1, 3000);
@@ -292,6 +295,7 @@ describe("disabling during an attempt", () => {
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "cancelled" });
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 200 });
+    expect(await outcomes()).toBe(countedBefore);
   });
 });
 
@@ -377,10 +381,30 @@ describe("claiming", () => {
     d.start();
     await emit();
     await receiver.waitFor((reqs) => reqs.length === 1, 3000);
+    // The lease comfortably outlasts one attempt (twice the 300 ms timeout + 5 s), claim-to-record waits included.
+    const [leased] = await deliveriesOf(hook.id);
+    expect(leased!.leaseExpiresAt!.getTime() - Date.now()).toBeGreaterThan(2 * 300 + 4000);
     await d.stop();
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "delivered", leaseOwner: null, leaseExpiresAt: null });
     expect(delivery!.attempts).toHaveLength(1);
+  });
+
+  it("lets no subscription take every slot: another one's due delivery is attempted in the same pass", async () => {
+    const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
+    const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);
+    receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 250 } : { status: 200 });
+    for (let i = 0; i < 20; i++) await emit("scan.completed");
+    await fanOutEvents(t.app.db.prisma, 100); // the slow subscription's deliveries are due first
+    await emit("scan.failed");
+    const d = dispatcher();
+    const first = d.runOnce();
+    await receiver.waitFor((reqs) => reqs.length === 5, 3000);
+    // While those four are in flight, another pass here takes none of the slow one's backlog.
+    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 0 });
+    expect((await first).attempted).toBe(5);
+    expect((await deliveriesOf(other.id)).map((delivery) => delivery.status)).toEqual(["delivered"]);
+    expect((await deliveriesOf(slow.id)).filter((delivery) => delivery.attemptCount > 0)).toHaveLength(4);
   });
 
   it("lets several dispatchers run at once without sending a delivery twice", async () => {
@@ -466,6 +490,47 @@ describe("delivery log and redelivery", () => {
     expect(receiver.requests).toHaveLength(1);
     expect(header(receiver.requests[0]!, "x-webhook-id")).toBe(redeliver.body.id);
     expect(verifyWebhookDelivery({ rawBody: receiver.requests[0]!.rawBody, secret: SECRET, headers: receiver.requests[0]!.headers }).eventId).toBe(first);
+  });
+
+  it("refuses to redeliver to a disabled subscription: 409, and nothing is queued", async () => {
+    const hook = await createWebhook(receiver.url("/disabled-redeliver"));
+    await emit();
+    await dispatcher().runOnce();
+    const [delivery] = await deliveriesOf(hook.id);
+    expect((await t.request("PUT", `/webhooks/${hook.id}`, { body: { status: "disabled" } })).status).toBe(200);
+    const res = await t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`);
+    expect(res.status).toBe(409);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body.code).toBe("conflict");
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+  });
+
+  it("answers 404 when the subscription is deleted while a redelivery waits for it", async () => {
+    const hook = await createWebhook(receiver.url("/deleted-redeliver"));
+    await emit();
+    await dispatcher().runOnce();
+    const [delivery] = await deliveriesOf(hook.id);
+    const deleting = await t.app.db.pool.connect();
+    try {
+      await deleting.query("BEGIN");
+      await deleting.query("DELETE FROM webhooks WHERE id = $1", [hook.id]);
+      const pending = t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`);
+      // The redelivery now waits on the deleting transaction's lock.
+      const deadline = Date.now() + 5000;
+      while (
+        (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 0
+      ) {
+        if (Date.now() > deadline) throw new Error("the redelivery never waited for the lock");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await deleting.query("COMMIT");
+      const res = await pending;
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe("not_found");
+    } finally {
+      deleting.release();
+    }
   });
 
   it("answers 404 for unknown or malformed ids and 403 without the scope", async () => {

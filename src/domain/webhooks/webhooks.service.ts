@@ -6,6 +6,7 @@ import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput } from "../validation.ts";
+import { requireWebhook } from "./require-webhook.ts";
 import {
   CREATE_READ_ONLY_FIELDS,
   SECRET_MASK,
@@ -35,9 +36,7 @@ export async function countWebhooks(ctx: ServiceContext): Promise<number> {
 
 export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webhook> {
   requireScope(ctx.actor, "webhooks:read");
-  const webhook = isId(id) ? await ctx.db.webhook.findUnique({ where: { id } }) : null;
-  if (!webhook) throw notFound("Webhook");
-  return webhook;
+  return requireWebhook(ctx.db, id);
 }
 
 export async function createWebhook(ctx: ServiceContext, body: unknown): Promise<Webhook> {

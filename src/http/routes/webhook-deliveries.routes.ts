@@ -43,7 +43,7 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     tag,
     scope: "webhooks:write",
     success: { status: 202, description: "The new, pending delivery", schema: deliveryViewSchema, headers: ["Location"] },
-    errors: [404],
+    errors: [404, 409],
     async handle(ctx, svc) {
       const created = await deliveries.redeliver(svc, ctx.params.id!, ctx.params.deliveryId!);
       ctx.status = 202;
