@@ -101,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
 
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, log) : undefined;
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, log) : undefined;
   const feed = createEventFeed({
     redis: redis && { url: config.REDIS_URL!, client: redis },
     databaseUrl: options.databaseUrl,
