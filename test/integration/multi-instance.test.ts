@@ -95,12 +95,17 @@ describe("through Postgres LISTEN (default)", () => {
     await a.app.db.pool.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
     );
-    // Events committed after the reconnection arrive; keep committing until one does.
+    // Events committed after the reconnection arrive; keep committing (one at a time) until one does.
     const sent: string[] = [];
+    let committing: Promise<void> | undefined;
     await until(() => {
-      void commit(b).then((id) => sent.push(id));
+      committing ??= commit(b).then((id) => {
+        sent.push(id);
+        committing = undefined;
+      });
       return seen.events.some((e) => sent.includes(e.eventId));
     }, 10_000);
+    await committing; // nothing may still be writing when the instances close
     seen.stop();
   });
 });
