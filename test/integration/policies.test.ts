@@ -1,3 +1,4 @@
+import { itEnforcesAuthRules, type ProtectedOperation } from "../helpers/auth-rules.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -250,9 +251,7 @@ describe("ListPolicies", () => {
 });
 
 describe("Authentication and scopes", () => {
-  // Four entries per row: jest.each takes a function with more parameters than a row has for a
-  // done-callback test.
-  const operations: [string, string, string, unknown][] = [
+  const operations: ProtectedOperation[] = [
     ["GET", "/policies", "policies:read", undefined],
     ["POST", "/policies", "policies:write", { name: "scoped", action: "block" }],
     ["GET", `/policies/${UNKNOWN_ID}`, "policies:read", undefined],
@@ -260,22 +259,7 @@ describe("Authentication and scopes", () => {
     ["DELETE", `/policies/${UNKNOWN_ID}`, "policies:write", undefined],
   ];
 
-  it.each(operations)("%s %s answers 401 without a token, before validation or existence", async (method, path, _scope, body) => {
-    const res = await t.request(method, path, { token: null, body: body === undefined ? undefined : { bogus: true } });
-    expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe("Bearer");
-    const bad = await t.request(method, path, { token: "not.a.jwt" });
-    expect(bad.status).toBe(401);
-    expect(bad.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
-  });
-
-  it.each(operations)("%s %s answers 403 naming %s for a token without it", async (method, path, scope, body) => {
-    const other = scope.endsWith(":read") ? scope.replace(":read", ":write") : scope.replace(":write", ":read");
-    const res = await t.request(method, path, { token: await t.token(["applications:read", other]), body });
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe("forbidden");
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
-  });
+  itEnforcesAuthRules(() => t, operations, "applications:read");
 
   it("lets policies:read read and policies:write write", async () => {
     const writer = await t.token(["policies:write"]);

@@ -1,4 +1,5 @@
 import { newId } from "../../src/ids.ts";
+import { itEnforcesAuthRules, type ProtectedOperation } from "../helpers/auth-rules.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -293,9 +294,7 @@ describe("DeleteWebhook", () => {
 });
 
 describe("Authentication and scopes", () => {
-  // Four entries per row: jest.each takes a function with more parameters than a row has for a
-  // done-callback test.
-  const operations: [string, string, string, unknown][] = [
+  const operations: ProtectedOperation[] = [
     ["GET", "/webhooks", "webhooks:read", undefined],
     ["POST", "/webhooks", "webhooks:write", valid()],
     ["GET", `/webhooks/${UNKNOWN_ID}`, "webhooks:read", undefined],
@@ -303,22 +302,7 @@ describe("Authentication and scopes", () => {
     ["DELETE", `/webhooks/${UNKNOWN_ID}`, "webhooks:write", undefined],
   ];
 
-  it.each(operations)("%s %s answers 401 without a valid token, before validation or existence", async (method, path, _scope, body) => {
-    const res = await t.request(method, path, { token: null, body: body === undefined ? undefined : { bogus: true } });
-    expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe("Bearer");
-    const bad = await t.request(method, path, { token: "not.a.jwt" });
-    expect(bad.status).toBe(401);
-    expect(bad.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
-  });
-
-  it.each(operations)("%s %s answers 403 naming %s for a token without it", async (method, path, scope, body) => {
-    const other = scope.endsWith(":read") ? scope.replace(":read", ":write") : scope.replace(":write", ":read");
-    const res = await t.request(method, path, { token: await t.token(["policies:write", other]), body });
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe("forbidden");
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
-  });
+  itEnforcesAuthRules(() => t, operations, "policies:write");
 
   it("needs the read scope of every event type a subscription carries", async () => {
     const body = { ...valid(), events: ["scan.completed", "vulnerability.created"] };
