@@ -29,6 +29,11 @@ const envSchema = z.object({
   WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),
   WEBHOOK_RETRY_MAX_DELAY_MS: int(1).default(3_600_000),
   WEBHOOK_RETRY_WINDOW_MS: int(1).default(24 * 3_600_000),
+  /** Delivery attempts one instance has in flight at once, all endpoints together. */
+  WEBHOOK_CONCURRENCY: int(1, 10_000).default(256),
+  /** Ceiling and floor of the adaptive number of attempts in flight to one subscription's endpoint. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: int(1, 10_000).default(64),
+  WEBHOOK_ENDPOINT_MIN_CONCURRENCY: int(1, 10_000).default(2),
   RATE_LIMIT_PER_MINUTE: int(1).default(6000),
   METRICS_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -50,6 +55,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config = parsed.data;
   if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) {
     throw new ConfigError("Invalid configuration:\n  AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production");
+  }
+  if (config.WEBHOOK_ENDPOINT_MIN_CONCURRENCY > config.WEBHOOK_ENDPOINT_CONCURRENCY) {
+    throw new ConfigError("Invalid configuration:\n  WEBHOOK_ENDPOINT_MIN_CONCURRENCY must not exceed WEBHOOK_ENDPOINT_CONCURRENCY");
   }
   return Object.freeze(config);
 }

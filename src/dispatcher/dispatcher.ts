@@ -1,46 +1,52 @@
 // The webhook dispatcher (CONTRACT §7): fans committed outbox events out to subscriptions, then
-// claims due deliveries with leases and sends them. Several instances may run against one database:
-// SKIP LOCKED splits the work, and a lease keeps a delivery with one sender until it expires, which
-// is also how a crashed instance's deliveries are taken over. LISTEN/NOTIFY wakes it within
-// milliseconds of a commit; polling is the fallback.
+// claims due deliveries with leases and sends them. Everything that touches the database works in
+// batches, one statement each: fan-out of many events, a claim of many deliveries joined with their
+// event and subscription, and the outcomes of many attempts (outcome-recorder.ts), so a delivery
+// costs little more than its HTTP request. Several instances may run against one database: SKIP
+// LOCKED splits the work, and a lease keeps a delivery with one sender until it expires, which is
+// also how a crashed instance's deliveries are taken over. LISTEN/NOTIFY wakes it within
+// milliseconds of a commit; polling is the fallback. How many attempts go to one subscription's
+// endpoint at once adapts to how it answers (endpoint-limiter.ts).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import type pg from "pg";
 import { Agent } from "undici";
 import type { BackgroundWorker } from "../app.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { listen, type Listening } from "../db/listen.ts";
+import type { EventEnvelope } from "../events/catalog.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
 import { EVENTS_CHANNEL } from "../events/outbox.ts";
-import type { Event, Webhook, WebhookDelivery } from "../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
-import type { EventEnvelope } from "../events/catalog.ts";
+import { claimDeliveries, type ClaimedDelivery } from "./claim.ts";
+import { createEndpointLimiter, endpointSignal, type EndpointLimits, type EndpointSignal } from "./endpoint-limiter.ts";
 import { fanOutEvents } from "./fan-out.ts";
-import { decideOutcome, nextAttemptDelay, type DeliveryOutcome } from "./retry-policy.ts";
+import { createOutcomeRecorder } from "./outcome-recorder.ts";
+import type { Outcome } from "./record-outcomes.ts";
+import { decideOutcome, nextAttemptDelay } from "./retry-policy.ts";
 import { AttemptAbandoned, sendAttempt, type SentAttempt } from "./send-attempt.ts";
 import { buildDeliveryRequest } from "./signing.ts";
 import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "./ssrf-guard.ts";
 
 export const DISPATCHER_NAME = "webhook-dispatcher";
-const FAN_OUT_BATCH = 100;
-/** Attempts one instance runs at once for the same subscription. */
-const PER_WEBHOOK_IN_FLIGHT = 4;
+const FAN_OUT_BATCH = 500;
+/** Where an endpoint not seen before starts; a healthy one climbs by one per answer. */
+const INITIAL_ENDPOINT_CONCURRENCY = 8;
 /**
- * The lease starts at claim, before the claimed rows are loaded, a pool connection is found and the
- * request is sent, and it must still hold when the outcome is recorded, or the attempt is dropped and
- * the delivery sent again by whoever takes it over. Twice the timeout plus a margin covers those waits
- * under load; a crashed instance's deliveries are only that much later taken over.
+ * The lease starts at claim and must still hold when the outcome is recorded, or the attempt is
+ * dropped and the delivery sent again by whoever takes it over. Twice the timeout plus a margin
+ * covers the waits around the request under load; a crashed instance's deliveries are only that
+ * much later taken over.
  */
 const leaseFor = (timeoutMs: number) => timeoutMs * 2 + 5000;
 /** How long stop() lets in-flight attempts finish before abandoning them. */
 const STOP_GRACE_MS = 2000;
 
-type ClaimedDelivery = WebhookDelivery & { webhook: Webhook; event: Event };
-
 export interface DispatcherOptions {
-  db: Database;
+  db: Pick<Database, "pool">;
   config: Pick<
     Config,
     | "WEBHOOK_ALLOW_PRIVATE_TARGETS"
@@ -48,20 +54,25 @@ export interface DispatcherOptions {
     | "WEBHOOK_RETRY_INITIAL_MS"
     | "WEBHOOK_RETRY_MAX_DELAY_MS"
     | "WEBHOOK_RETRY_WINDOW_MS"
+    | "WEBHOOK_CONCURRENCY"
+    | "WEBHOOK_ENDPOINT_CONCURRENCY"
+    | "WEBHOOK_ENDPOINT_MIN_CONCURRENCY"
   >;
   log: Logger;
   metrics: Pick<Metrics, "webhookDeliveries" | "webhookAttemptDuration">;
   /** Lease owner name; unique per instance by default. */
   instanceId?: string;
   pollIntervalMs?: number;
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once (claimed and not yet recorded); WEBHOOK_CONCURRENCY by default. */
   concurrency?: number;
+  /** Per-endpoint limits; from WEBHOOK_ENDPOINT_* by default. */
+  endpointLimits?: Partial<EndpointLimits>;
   /**
    * Test seams. Production trusts Node's default CAs, which include NODE_EXTRA_CA_CERTS (undici's
    * TLS connector leaves `ca` unset unless given here), and resolves names with dns.lookup.
    */
   tls?: { ca?: string | Buffer };
-  /** Called once per event, after the transaction that fanned it out (the Redis event feed). */
+  /** Called with each batch of events fanned out (the Redis event feed). */
   publishEvents?: (events: EventEnvelope[]) => Promise<void>;
   resolveAll?: ResolveAll;
   random?: () => number;
@@ -74,15 +85,25 @@ export interface WebhookDispatcher extends BackgroundWorker {
 
 export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { db, config, log, metrics } = options;
+  const pool: pg.Pool = db.pool;
   const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = leaseFor(config.WEBHOOK_TIMEOUT_MS);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? config.WEBHOOK_CONCURRENCY;
+  const limiter = createEndpointLimiter({
+    max: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    min: config.WEBHOOK_ENDPOINT_MIN_CONCURRENCY,
+    initial: INITIAL_ENDPOINT_CONCURRENCY,
+    ...options.endpointLimits,
+  });
   const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  // One keep-alive connection pool per origin, as many connections as attempts in flight to it.
   const agent = new Agent({
     connect: { lookup: createGuardedLookup({ allowPrivateTargets, resolveAll: options.resolveAll }), ...options.tls },
   });
+  const recorder = createOutcomeRecorder({ pool, owner, log });
   const shutdown = new AbortController();
+  /** Attempts claimed and not yet recorded: they hold a slot and a lease. */
   const inFlight = new Set<Promise<void>>();
 
   let running = false;
@@ -92,80 +113,18 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let listening: Listening | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
+  /** Set by what may have committed events (NOTIFY, poll, start); a freed slot only claims. */
+  let fanOutWanted = true;
 
-  async function claim(limit: number): Promise<ClaimedDelivery[]> {
-    // At most PER_WEBHOOK_IN_FLIGHT attempts per subscription here, counting those already running:
-    // one blackholed endpoint with a deep backlog must not hold every slot for a whole timeout.
-    // Window functions cannot sit beside FOR UPDATE, so candidates are ranked first, then locked.
-    const claimed = await db.prisma.$queryRaw<{ id: string }[]>`
-      WITH busy AS (
-        SELECT webhook_id, count(*) AS n FROM webhook_deliveries
-         WHERE lease_owner = ${owner} AND lease_expires_at >= now()
-         GROUP BY webhook_id
-      ),
-      candidates AS (
-        SELECT id FROM (
-          SELECT d.id, d.next_attempt_at,
-                 row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) + coalesce(b.n, 0) AS nth
-            FROM webhook_deliveries d LEFT JOIN busy b ON b.webhook_id = d.webhook_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-        ) ranked
-         WHERE nth <= ${PER_WEBHOOK_IN_FLIGHT}
-         ORDER BY next_attempt_at, id
-         LIMIT ${limit}
-      ),
-      due AS (
-        SELECT id FROM webhook_deliveries
-         WHERE id IN (SELECT id FROM candidates)
-           AND status = 'pending' AND next_attempt_at <= now()
-           AND (lease_expires_at IS NULL OR lease_expires_at < now())
-         ORDER BY next_attempt_at, id
-           FOR UPDATE SKIP LOCKED
-      )
-      UPDATE webhook_deliveries d
-         SET lease_owner = ${owner}, lease_expires_at = now() + ${leaseMs} * interval '1 millisecond'
-        FROM due
-       WHERE d.id = due.id
-      RETURNING d.id`;
-    if (claimed.length === 0) return [];
-    return db.prisma.webhookDelivery.findMany({
-      where: { id: { in: claimed.map((c) => c.id) } },
-      include: { webhook: true, event: true },
-    });
-  }
-
-  async function attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { webhook, event } = delivery;
-    if (webhook.status === "disabled") {
-      const { count } = await db.prisma.webhookDelivery.updateMany({
-        where: { id: delivery.id, leaseOwner: owner, status: "pending" },
-        data: { status: "cancelled", nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: new Date() },
-      });
-      if (count > 0) metrics.webhookDeliveries.inc({ outcome: "cancelled" });
-      return;
+  async function attempt(delivery: ClaimedDelivery): Promise<Outcome> {
+    if (delivery.webhookStatus === "disabled") {
+      // Queued before the subscription was disabled, by a fan-out that raced the change.
+      return { deliveryId: delivery.id, webhookId: delivery.webhookId, status: "cancelled", nextAttemptAt: null };
     }
-
     const attemptedAt = new Date();
     // IP literals never reach the guarded lookup, so the URL itself is checked on every attempt.
-    const refusal = checkWebhookUrl(webhook.url, { allowPrivateTargets });
-    const result: SentAttempt = refusal
-      ? { error: "forbidden_target", durationMs: 0, detail: refusal }
-      : await sendAttempt({
-          url: webhook.url,
-          delivery: buildDeliveryRequest({
-            secret: webhook.secret,
-            deliveryId: delivery.id,
-            eventId: event.id,
-            eventType: event.type,
-            timestamp: event.occurredAt.toISOString(),
-            data: event.data as object,
-            attemptedAt,
-          }),
-          dispatcher: agent,
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          shutdown: shutdown.signal,
-        });
+    const refusal = checkWebhookUrl(delivery.url, { allowPrivateTargets });
+    const result: SentAttempt = refusal ? { error: "forbidden_target", durationMs: 0, detail: refusal } : await send(delivery, attemptedAt);
     metrics.webhookAttemptDuration.observe(result.durationMs / 1000);
 
     const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt;
@@ -181,56 +140,57 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         random: options.random,
       }),
     });
-    if (await record(delivery, { attemptedAt, firstAttemptAt, result, outcome })) metrics.webhookDeliveries.inc({ outcome: outcome.kind });
-  }
-
-  /**
-   * The attempt and the delivery's new state in one transaction, with the subscription's health.
-   * False when only the attempt was logged: the lease was lost or the delivery cancelled meanwhile.
-   */
-  async function record(
-    delivery: ClaimedDelivery,
-    { attemptedAt, firstAttemptAt, result, outcome }: { attemptedAt: Date; firstAttemptAt: Date; result: SentAttempt; outcome: DeliveryOutcome },
-  ): Promise<boolean> {
     const nextAttemptAt = outcome.kind === "retry" ? outcome.nextAttemptAt : null;
-    const now = new Date();
-    return db.prisma.$transaction(async (tx) => {
-      await tx.deliveryAttempt.create({
-        data: {
-          id: newId(),
-          deliveryId: delivery.id,
-          attemptedAt,
-          statusCode: result.statusCode ?? null,
-          durationMs: result.durationMs,
-          error: result.error ? `${result.error}: ${result.detail}` : null,
-          nextAttemptAt,
-        },
-      });
-      // Still ours and still pending: a subscription disabled meanwhile has cancelled it for good.
-      const { count } = await tx.webhookDelivery.updateMany({
-        where: { id: delivery.id, leaseOwner: owner, status: "pending" },
-        data: {
-          status: outcome.kind === "retry" ? "pending" : outcome.kind,
-          attemptCount: { increment: 1 },
-          firstAttemptAt,
-          nextAttemptAt,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          updatedAt: now,
-        },
-      });
-      // Lease lost (this attempt outlived it) or cancelled: the attempt stays in the log, nothing else changes.
-      if (count === 0) return false;
-      if (outcome.kind === "failed") {
-        await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "active" }, data: { status: "error", updatedAt: now } });
-      } else if (outcome.kind === "delivered") {
-        await tx.webhook.updateMany({ where: { id: delivery.webhookId, status: "error" }, data: { status: "active", updatedAt: now } });
-      }
-      return true;
-    });
+    return {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhookId,
+      status: outcome.kind === "retry" ? "pending" : outcome.kind,
+      nextAttemptAt,
+      attempt: {
+        id: newId(),
+        attemptedAt,
+        firstAttemptAt,
+        statusCode: result.statusCode ?? null,
+        durationMs: result.durationMs,
+        error: result.error ? `${result.error}: ${result.detail}` : null,
+      },
+    };
   }
 
-  function track(work: Promise<void>): Promise<void> {
+  async function send(delivery: ClaimedDelivery, attemptedAt: Date): Promise<SentAttempt> {
+    const request = buildDeliveryRequest({
+      secret: delivery.secret,
+      deliveryId: delivery.id,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      timestamp: delivery.occurredAt.toISOString(),
+      data: delivery.eventData,
+      attemptedAt,
+    });
+    limiter.started(delivery.webhookId);
+    let signal: EndpointSignal = "healthy"; // an attempt abandoned at shutdown says nothing of the endpoint
+    try {
+      const result = await sendAttempt({
+        url: delivery.url,
+        delivery: request,
+        dispatcher: agent,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        shutdown: shutdown.signal,
+      });
+      signal = endpointSignal(result, config.WEBHOOK_TIMEOUT_MS);
+      return result;
+    } finally {
+      limiter.finished(delivery.webhookId, signal);
+    }
+  }
+
+  /** Attempts a claimed delivery and records its outcome; the slot is freed once it is recorded. */
+  function dispatch(delivery: ClaimedDelivery): Promise<void> {
+    const work = (async () => {
+      const recorded = await recorder.record(await attempt(delivery));
+      // Counted only when recorded: a lost lease or a cancellation meanwhile changed nothing.
+      if (recorded) metrics.webhookDeliveries.inc({ outcome: recorded === "pending" ? "retry" : recorded });
+    })();
     const tracked: Promise<void> = work
       .catch((err: unknown) => {
         if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
@@ -243,20 +203,36 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     return tracked;
   }
 
+  async function fanOut(): Promise<number> {
+    let fannedOut = 0;
+    for (;;) {
+      const { events } = await fanOutEvents(pool, FAN_OUT_BATCH);
+      fannedOut += events.length;
+      // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
+      if (events.length && options.publishEvents) {
+        await options.publishEvents(events).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));
+      }
+      if (events.length < FAN_OUT_BATCH) return fannedOut;
+    }
+  }
+
   async function pass(): Promise<{ fannedOut: number; started: Promise<void>[] }> {
     let fannedOut = 0;
-    let batch: EventEnvelope[];
-    do {
-      batch = await fanOutEvents(db.prisma, FAN_OUT_BATCH);
-      fannedOut += batch.length;
-      // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
-      if (batch.length && options.publishEvents) {
-        await options.publishEvents(batch).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));
-      }
-    } while (batch.length === FAN_OUT_BATCH);
+    if (fanOutWanted) {
+      fanOutWanted = false;
+      fannedOut = await fanOut();
+    }
     const free = concurrency - inFlight.size;
-    const claimed = free > 0 ? await claim(free) : [];
-    return { fannedOut, started: claimed.map((d) => track(attempt(d))) };
+    if (free <= 0) return { fannedOut, started: [] };
+    const { keys, available, otherwise } = limiter.availability();
+    const claimed = await claimDeliveries(pool, {
+      owner,
+      leaseMs,
+      limit: free,
+      allowance: { webhookIds: keys, available },
+      defaultAllowance: otherwise,
+    });
+    return { fannedOut, started: claimed.map(dispatch) };
   }
 
   /**
@@ -266,9 +242,11 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
    */
   async function scheduleNextDue(): Promise<void> {
     if (inFlight.size >= concurrency) return;
-    const [row] = await db.prisma.$queryRaw<{ due: Date | null }[]>`
-      SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()`;
-    const wait = row?.due ? row.due.getTime() - Date.now() : Infinity;
+    const { rows } = await pool.query<{ due: Date | null }>(
+      "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()",
+    );
+    const due = rows[0]?.due;
+    const wait = due ? due.getTime() - Date.now() : Infinity;
     clearTimeout(dueTimer);
     if (running && wait < pollIntervalMs) dueTimer = setTimeout(wake, Math.max(0, wait) + 5);
   }
@@ -283,8 +261,8 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       do {
         again = false;
         try {
-          await pass();
-          await scheduleNextDue();
+          const { started } = await pass();
+          if (started.length === 0) await scheduleNextDue();
         } catch (err) {
           log.error({ err }, "webhook dispatcher pass failed");
         }
@@ -293,9 +271,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     })();
   }
 
+  function wakeToFanOut(): void {
+    fanOutWanted = true;
+    wake();
+  }
+
   async function releaseLeases(): Promise<void> {
-    await db.prisma.$executeRaw`
-      UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`;
+    await pool.query("UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1", [owner]);
   }
 
   return {
@@ -304,15 +286,16 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     start() {
       if (running || stopping) return;
       running = true;
-      pollTimer = setInterval(wake, pollIntervalMs);
-      listening = listen(db.pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], wake, {
+      pollTimer = setInterval(wakeToFanOut, pollIntervalMs);
+      listening = listen(pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()), {
         log,
-        onListening: wake, // whatever was committed before LISTEN took effect
+        onListening: wakeToFanOut, // whatever was committed before LISTEN took effect
       });
-      wake();
+      wakeToFanOut();
     },
 
     async runOnce() {
+      fanOutWanted = true;
       const { fannedOut, started } = await pass();
       await Promise.all(started);
       return { fannedOut, attempted: started.length };
@@ -332,6 +315,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         clearTimeout(graceTimer);
         shutdown.abort();
         await Promise.all(inFlight);
+        await recorder.drain();
         await releaseLeases().catch((err: unknown) => log.warn({ err }, "could not release webhook delivery leases"));
         await agent.destroy();
       })();

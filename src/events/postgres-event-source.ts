@@ -1,5 +1,6 @@
-// Committed events through Postgres: recordEvent NOTIFYs the event id inside the writing
-// transaction, so LISTEN hears it only once committed; the row is then loaded by id.
+// Committed events through Postgres: the outbox NOTIFYs the writing transaction's id inside that
+// transaction, once however many events it records, so LISTEN hears it only once committed; the
+// transaction's events are then loaded in one query, in the order they happened.
 import type pg from "pg";
 import { listen, type Listening } from "../db/listen.ts";
 import type { Logger } from "../log.ts";
@@ -13,14 +14,12 @@ const LOAD_RETRY_MS = 200;
 export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool; log: Logger }): EventSource {
   let listening: Listening | undefined;
 
-  async function load(eventId: string): Promise<EventEnvelope | undefined> {
+  async function load(txId: string): Promise<EventEnvelope[]> {
     const { rows } = await deps.pool.query<{ id: string; type: string; data: unknown; occurred_at: Date }>(
-      "SELECT id, type, data, occurred_at FROM events WHERE id = $1",
-      [eventId],
+      "SELECT id, type, data, occurred_at FROM events WHERE tx_id = $1 ORDER BY occurred_at, id",
+      [txId],
     );
-    const row = rows[0];
-    if (!row || !isEventType(row.type)) return undefined;
-    return toEventEnvelope({ ...row, type: row.type });
+    return rows.flatMap((row) => (isEventType(row.type) ? [toEventEnvelope({ ...row, type: row.type })] : []));
   }
 
   return {
@@ -47,15 +46,16 @@ export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool; 
     },
   };
 
-  async function loadAndDeliver(eventId: string, deliver: (event: EventEnvelope) => void, stopped: () => boolean): Promise<void> {
+  async function loadAndDeliver(txId: string, deliver: (event: EventEnvelope) => void, stopped: () => boolean): Promise<void> {
+    if (!/^\d{1,20}$/.test(txId)) return void deps.log.warn({ payload: txId.slice(0, 100) }, "ignoring a malformed events notification");
     for (let attempt = 1; ; attempt++) {
       try {
-        const event = await load(eventId);
-        if (event && !stopped()) deliver(event);
+        const events = await load(txId);
+        if (!stopped()) events.forEach(deliver);
         return;
       } catch (err) {
         if (attempt >= LOAD_ATTEMPTS || stopped()) {
-          deps.log.error({ err, eventId }, "could not load a notified event; live subscribers miss it");
+          deps.log.error({ err, txId }, "could not load notified events; live subscribers miss them");
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, LOAD_RETRY_MS * attempt));

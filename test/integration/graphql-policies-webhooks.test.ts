@@ -103,7 +103,7 @@ describe("GraphQL webhook deliveries", () => {
     for (let i = 0; i < 2; i++) {
       const data = { id: newId(), applicationId: newId(), scanType: "sast", status: "completed", triggeredBy: "ci", startedAt: null, completedAt: null, summary: null };
       eventIds.push(await t.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", data)));
-      await fanOutEvents(t.app.db.prisma, 10); // one at a time: distinct creation times
+      await fanOutEvents(t.app.db.pool, 10); // one at a time: distinct creation times
     }
     const [older] = await t.app.db.prisma.webhookDelivery.findMany({ where: { webhookId: hookId, eventId: eventIds[0] } });
     await t.app.db.prisma.deliveryAttempt.create({

@@ -390,21 +390,31 @@ describe("claiming", () => {
     expect(delivery!.attempts).toHaveLength(1);
   });
 
-  it("lets no subscription take every slot: another one's due delivery is attempted in the same pass", async () => {
+  it("holds a timing-out endpoint to a small share while another's deliveries go out, and retries its attempts first", async () => {
     const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
     const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);
-    receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 250 } : { status: 200 });
+    receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 3000 } : { status: 200 });
     for (let i = 0; i < 20; i++) await emit("scan.completed");
-    await fanOutEvents(t.app.db.prisma, 100); // the slow subscription's deliveries are due first
-    await emit("scan.failed");
-    const d = dispatcher();
+    await fanOutEvents(t.app.db.pool, 100); // the slow subscription's deliveries are due first
+    for (let i = 0; i < 10; i++) await emit("scan.failed");
+    // A timeout long enough for the other's ten deliveries to go out while the first four hang.
+    const config = { ...t.app.config, WEBHOOK_TIMEOUT_MS: 1500, WEBHOOK_RETRY_WINDOW_MS: 60_000 };
+    const d = dispatcher({ config, concurrency: 6, endpointLimits: { initial: 4, min: 1, max: 8 } });
+    const toSlow = () => receiver.requests.filter((r) => r.path === "/blackholed");
+
     const first = d.runOnce();
-    await receiver.waitFor((reqs) => reqs.length === 5, 3000);
-    // While those four are in flight, another pass here takes none of the slow one's backlog.
-    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 0 });
-    expect((await first).attempted).toBe(5);
-    expect((await deliveriesOf(other.id)).map((delivery) => delivery.status)).toEqual(["delivered"]);
-    expect((await deliveriesOf(slow.id)).filter((delivery) => delivery.attemptCount > 0)).toHaveLength(4);
+    await receiver.waitFor(() => toSlow().length === 4, 3000);
+    // While its four attempts hang, further passes take none of its backlog, only the other's.
+    await driveUntil(d, async () => (await deliveriesOf(other.id)).every((delivery) => delivery.status === "delivered"));
+    expect(toSlow()).toHaveLength(4);
+
+    // The four time out: its limit falls to the floor, and that one slot goes to a due retry.
+    expect((await first).attempted).toBeGreaterThanOrEqual(4);
+    const firstFour = new Set(toSlow().map((r) => header(r, "x-webhook-id")));
+    await new Promise((r) => setTimeout(r, 60)); // the retries are due 40 to 50 ms after the timeouts
+    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 1 });
+    expect(toSlow()).toHaveLength(5);
+    expect(firstFour.has(header(toSlow()[4]!, "x-webhook-id"))).toBe(true);
   });
 
   it("lets several dispatchers run at once without sending a delivery twice", async () => {

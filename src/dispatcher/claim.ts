@@ -1,0 +1,105 @@
+// Claims due deliveries in one statement: for each subscription, up to what its endpoint may still
+// take (due retries first, so a timed-out attempt is retried on time even behind a backlog, then
+// fresh deliveries, each in due order), the oldest first across subscriptions, leased to this
+// instance and returned with the event and the subscription they need to be sent. SKIP LOCKED
+// splits the work between instances; an expired lease (a crashed owner) is claimable again.
+import type pg from "pg";
+import type { EventType } from "../events/catalog.ts";
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  attemptCount: number;
+  firstAttemptAt: Date | null;
+  url: string;
+  secret: string;
+  webhookStatus: "active" | "error" | "disabled";
+  eventId: string;
+  eventType: EventType;
+  eventData: object;
+  occurredAt: Date;
+}
+
+export interface ClaimRequest {
+  owner: string;
+  leaseMs: number;
+  /** Deliveries to claim at most. */
+  limit: number;
+  /** Per subscription: how many more attempts its endpoint may take now. */
+  allowance: { webhookIds: string[]; available: number[] };
+  /** The allowance of a subscription not listed. */
+  defaultAllowance: number;
+}
+
+// Each branch is its own sub-select so that it may lock (FOR UPDATE is refused on a UNION itself).
+const dueBranch = (retries: boolean) => `
+  SELECT * FROM (
+    SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+     WHERE d.webhook_id = a.webhook_id AND d.status = 'pending' AND d.attempt_count ${retries ? "> 0" : "= 0"}
+       AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+     ORDER BY d.next_attempt_at, d.id
+     LIMIT a.n
+       FOR UPDATE OF d SKIP LOCKED
+  ) ${retries ? "retries" : "fresh"}`;
+
+const CLAIM = `
+  WITH allowance AS (
+    SELECT w.id AS webhook_id, coalesce(given.n, $5::int) AS n
+      FROM webhooks w LEFT JOIN unnest($3::uuid[], $4::int[]) AS given(webhook_id, n) ON given.webhook_id = w.id
+     WHERE coalesce(given.n, $5::int) > 0
+  ),
+  picked AS (
+    SELECT due.id FROM allowance a CROSS JOIN LATERAL (
+      ${dueBranch(true)}
+      UNION ALL
+      ${dueBranch(false)}
+      LIMIT a.n
+    ) due
+    ORDER BY due.next_attempt_at, due.id
+    LIMIT $6
+  )
+  UPDATE webhook_deliveries d
+     SET lease_owner = $1, lease_expires_at = now() + $2::int * interval '1 millisecond'
+    FROM picked, webhooks w, events e
+   WHERE d.id = picked.id AND w.id = d.webhook_id AND e.id = d.event_id
+  RETURNING d.id, d.webhook_id, d.attempt_count, d.first_attempt_at, w.url, w.secret, w.status::text AS webhook_status,
+            e.id AS event_id, e.type AS event_type, e.data AS event_data, e.occurred_at`;
+
+type ClaimRow = {
+  id: string;
+  webhook_id: string;
+  attempt_count: number;
+  first_attempt_at: Date | null;
+  url: string;
+  secret: string;
+  webhook_status: ClaimedDelivery["webhookStatus"];
+  event_id: string;
+  event_type: EventType;
+  event_data: object;
+  occurred_at: Date;
+};
+
+export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  if (request.limit <= 0) return [];
+  const { rows } = await pool.query<ClaimRow>(CLAIM, [
+    request.owner,
+    request.leaseMs,
+    request.allowance.webhookIds,
+    request.allowance.available,
+    request.defaultAllowance,
+    request.limit,
+  ]);
+  return rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    attemptCount: r.attempt_count,
+    firstAttemptAt: r.first_attempt_at,
+    url: r.url,
+    secret: r.secret,
+    webhookStatus: r.webhook_status,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    eventData: r.event_data,
+    occurredAt: r.occurred_at,
+  }));
+}

@@ -1,0 +1,94 @@
+// The outbox wakes listeners once per committing transaction, however many events it records, and
+// the live feed then loads that transaction's events in one query, in the order they happened.
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/client.ts";
+import type { EventEnvelope } from "../../src/events/catalog.ts";
+import { EVENTS_CHANNEL, recordEvent, recordEvents, type NewEvent } from "../../src/events/outbox.ts";
+import { postgresEventSource } from "../../src/events/postgres-event-source.ts";
+import { createEventBus } from "../../src/events/pubsub.ts";
+import { newId } from "../../src/ids.ts";
+import { createLogger } from "../../src/log.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { eventually } from "../helpers/scan-engines.ts";
+
+let database: TestDatabase;
+let db: Database;
+let listener: pg.Client;
+const notifications: pg.Notification[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = openDatabase(database.url);
+  listener = new pg.Client({ connectionString: database.url });
+  await listener.connect();
+  listener.on("notification", (msg) => notifications.push(msg));
+  await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+});
+afterAll(async () => {
+  await listener.end();
+  await db.close();
+  await database.drop();
+});
+beforeEach(() => {
+  notifications.length = 0;
+});
+
+const created = (title: string): NewEvent => ({
+  type: "vulnerability.created",
+  data: { id: newId(), severity: "high", applicationId: newId(), title, createdAt: new Date().toISOString() },
+});
+
+const txIdOf = async (eventId: string) =>
+  (await db.pool.query<{ tx_id: string }>("SELECT tx_id::text FROM events WHERE id = $1", [eventId])).rows[0]!.tx_id;
+
+/** Commits a marker transaction and waits for its notification: any earlier one's is in by then. Returns its tx id. */
+async function settle(): Promise<string> {
+  const [marker] = await db.prisma.$transaction((tx) => recordEvents(tx, [created("marker")]));
+  const txId = await txIdOf(marker!);
+  await eventually(async () => notifications.some((n) => n.payload === txId), 5000);
+  return txId;
+}
+
+it("sends one NOTIFY per committing transaction, carrying its id, whatever the number of events", async () => {
+  const ids = await db.prisma.$transaction(async (tx) => [
+    ...(await recordEvents(tx, Array.from({ length: 300 }, (_, i) => created(`first ${i}`)))),
+    ...(await recordEvents(tx, Array.from({ length: 200 }, (_, i) => created(`second ${i}`)))),
+    await recordEvent(tx, "policy.violated", { policyId: newId(), policyName: "p", action: "block", applicationId: newId(), scanId: newId(), vulnerabilityIds: [] }),
+  ]);
+  const markerTxId = await settle();
+
+  const txIds = new Set(await Promise.all(ids.map(txIdOf)));
+  expect(txIds.size).toBe(1);
+  expect(notifications.map((n) => n.payload)).toEqual([...txIds, markerTxId]);
+});
+
+it("sends nothing for a rolled-back transaction", async () => {
+  await expect(
+    db.prisma.$transaction(async (tx) => {
+      await recordEvents(tx, [created("rolled back")]);
+      throw new Error("roll back");
+    }),
+  ).rejects.toThrow("roll back");
+  await settle();
+  expect(notifications).toHaveLength(1); // the marker's
+});
+
+it("feeds live subscribers every event of a notified transaction, in the order they happened", async () => {
+  const bus = createEventBus({ source: postgresEventSource({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }), log: createLogger("silent") });
+  try {
+    const received: EventEnvelope[] = [];
+    const stream = await bus.subscribe();
+    const reading = (async () => {
+      for await (const event of stream) {
+        received.push(event);
+        if (received.length === 250) break;
+      }
+    })();
+    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 250 }, (_, i) => created(`live ${i}`))));
+    await reading;
+    expect(received.map((e) => e.eventId)).toEqual(ids);
+    expect(received.map((e) => (e.data as { title: string }).title)).toEqual(ids.map((_, i) => `live ${i}`));
+  } finally {
+    await bus.close();
+  }
+});
