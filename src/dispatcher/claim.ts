@@ -81,14 +81,12 @@ type ClaimRow = {
 
 export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   if (request.limit <= 0) return [];
-  const { rows } = await pool.query<ClaimRow>(CLAIM, [
-    request.owner,
-    request.leaseMs,
-    request.allowance.webhookIds,
-    request.allowance.available,
-    request.defaultAllowance,
-    request.limit,
-  ]);
+  const { allowance } = request;
+  const { rows } = await pool.query<ClaimRow>({
+    name: "claim-deliveries", // prepared once per connection: it is planned once, not on every claim
+    text: CLAIM,
+    values: [request.owner, request.leaseMs, allowance.webhookIds, allowance.available, request.defaultAllowance, request.limit],
+  });
   return rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,

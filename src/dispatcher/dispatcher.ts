@@ -103,8 +103,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   });
   const recorder = createOutcomeRecorder({ pool, owner, log });
   const shutdown = new AbortController();
-  /** Attempts claimed and not yet recorded: they hold a slot and a lease. */
-  const inFlight = new Set<Promise<void>>();
+  /** Attempts whose request is under way: each holds a slot. */
+  const sending = new Set<Promise<unknown>>();
+  /** Outcomes handed to the recorder and not yet written (their deliveries are still leased). */
+  let unrecorded = 0;
 
   let running = false;
   let stopping: Promise<void> | undefined;
@@ -184,23 +186,36 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     }
   }
 
-  /** Attempts a claimed delivery and records its outcome; the slot is freed once it is recorded. */
+  /**
+   * Attempts a claimed delivery, then hands its outcome to the recorder. The slot is free as soon as
+   * the request is over: the lease keeps the delivery this instance's until the outcome is written,
+   * and claiming waits while `concurrency` outcomes are still unwritten.
+   */
   function dispatch(delivery: ClaimedDelivery): Promise<void> {
-    const work = (async () => {
-      const recorded = await recorder.record(await attempt(delivery));
-      // Counted only when recorded: a lost lease or a cancellation meanwhile changed nothing.
-      if (recorded) metrics.webhookDeliveries.inc({ outcome: recorded === "pending" ? "retry" : recorded });
-    })();
-    const tracked: Promise<void> = work
-      .catch((err: unknown) => {
-        if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
-      })
+    const sent = attempt(delivery);
+    const slot: Promise<unknown> = sent
+      .catch(() => {})
       .finally(() => {
-        inFlight.delete(tracked);
-        wake(); // a slot is free
+        sending.delete(slot);
+        wake();
       });
-    inFlight.add(tracked);
-    return tracked;
+    sending.add(slot);
+    return sent.then(
+      async (outcome) => {
+        unrecorded++;
+        try {
+          const recorded = await recorder.record(outcome);
+          // Counted only when recorded: a lost lease or a cancellation meanwhile changed nothing.
+          if (recorded) metrics.webhookDeliveries.inc({ outcome: recorded === "pending" ? "retry" : recorded });
+        } finally {
+          unrecorded--;
+          wake();
+        }
+      },
+      (err: unknown) => {
+        if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
+      },
+    );
   }
 
   async function fanOut(): Promise<number> {
@@ -222,7 +237,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       fanOutWanted = false;
       fannedOut = await fanOut();
     }
-    const free = concurrency - inFlight.size;
+    const free = Math.min(concurrency - sending.size, concurrency - unrecorded);
     if (free <= 0) return { fannedOut, started: [] };
     const { keys, available, otherwise } = limiter.availability();
     const claimed = await claimDeliveries(pool, {
@@ -241,7 +256,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
    * expired leases), and when every slot is busy a finishing attempt wakes the loop anyway.
    */
   async function scheduleNextDue(): Promise<void> {
-    if (inFlight.size >= concurrency) return;
+    if (sending.size >= concurrency) return;
     const { rows } = await pool.query<{ due: Date | null }>(
       "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()",
     );
@@ -311,13 +326,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         await ticking;
         let graceTimer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
-        await Promise.race([Promise.all(inFlight), grace]);
+        await Promise.race([Promise.all(sending), grace]);
         clearTimeout(graceTimer);
         shutdown.abort();
-        await Promise.all(inFlight);
+        await agent.destroy(); // ends the requests still under way
+        await Promise.all(sending);
         await recorder.drain();
         await releaseLeases().catch((err: unknown) => log.warn({ err }, "could not release webhook delivery leases"));
-        await agent.destroy();
       })();
       return stopping;
     },

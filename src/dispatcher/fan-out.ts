@@ -36,6 +36,6 @@ export interface FannedOut {
 
 /** Fans out up to `batchSize` events. */
 export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<FannedOut> {
-  const { rows } = await pool.query<EventRow & { queued: number }>(FAN_OUT, [batchSize]);
+  const { rows } = await pool.query<EventRow & { queued: number }>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize] });
   return { events: rows.map(toEventEnvelope), queued: rows[0]?.queued ?? 0 };
 }

@@ -62,7 +62,10 @@ const RECORD = `
 export async function recordOutcomes(pool: pg.Pool, owner: string, outcomes: readonly Outcome[]): Promise<{ id: string; status: RecordedStatus }[]> {
   if (outcomes.length === 0) return [];
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
-  const { rows } = await pool.query<{ id: string; status: RecordedStatus }>(RECORD, [
+  const { rows } = await pool.query<{ id: string; status: RecordedStatus }>({
+    name: "record-outcomes",
+    text: RECORD,
+    values: [
     owner,
     column((o) => o.deliveryId),
     column((o) => o.webhookId),
@@ -74,6 +77,7 @@ export async function recordOutcomes(pool: pg.Pool, owner: string, outcomes: rea
     column((o) => o.attempt?.statusCode ?? null),
     column((o) => o.attempt?.durationMs ?? null),
     column((o) => o.attempt?.error ?? null),
-  ]);
+    ],
+  });
   return rows;
 }

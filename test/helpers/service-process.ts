@@ -31,10 +31,16 @@ export interface ServiceProcess {
 }
 
 /** Starts src/main.ts and resolves once /readyz answers 200. */
-export async function startServiceProcess(options: { env: Record<string, string>; cwd?: string; timeoutMs?: number }): Promise<ServiceProcess> {
+export async function startServiceProcess(options: {
+  env: Record<string, string>;
+  cwd?: string;
+  timeoutMs?: number;
+  /** Extra node options (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
+}): Promise<ServiceProcess> {
   const port = Number(options.env.PORT ?? (await freePort()));
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...options.env, PORT: String(port) };
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", TSX_LOADER, MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.on("data", (chunk) => (err += String(chunk)));
   child.stdout!.resume();

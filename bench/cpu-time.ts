@@ -1,0 +1,39 @@
+// CPU time of processes, from /proc (Linux): where a scenario's CPU went, per delivery. Where /proc
+// is not there, every figure is NaN and the harness prints none.
+import { readdirSync, readFileSync } from "node:fs";
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function ticksOf(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return NaN;
+  }
+}
+
+function pidsNamed(name: string): number[] {
+  try {
+    return readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU seconds used so far by these processes (and by every process called `name`, e.g. postgres). */
+export function cpuSeconds(pids: number[], name?: string): number {
+  const all = name ? [...pids, ...pidsNamed(name)] : pids;
+  return all.reduce((sum, pid) => sum + ticksOf(pid), 0) / TICKS_PER_SECOND;
+}
