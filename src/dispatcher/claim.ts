@@ -1,8 +1,10 @@
 // Claims due deliveries in one statement: for each subscription, up to what its endpoint may still
-// take (due retries first, so a timed-out attempt is retried on time even behind a backlog, then
-// fresh deliveries, each in due order), the oldest first across subscriptions, leased to this
-// instance and returned with the event and the subscription they need to be sent. SKIP LOCKED
-// splits the work between instances; an expired lease (a crashed owner) is claimable again.
+// take (due retries first, then fresh deliveries, each in due order; no fresh one while the endpoint
+// is backing off and has a retry pending), due retries first across subscriptions too (each
+// endpoint's share bounds them, and a timed-out attempt is then retried on time even behind another
+// subscription's backlog), then the oldest, leased to this instance and returned with the event
+// and the subscription they need to be sent. SKIP LOCKED splits the work between instances;
+// an expired lease (a crashed owner) is claimable again.
 import type pg from "pg";
 import type { EventType } from "../events/catalog.ts";
 
@@ -25,8 +27,8 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Deliveries to claim at most. */
   limit: number;
-  /** Per subscription: how many more attempts its endpoint may take now. */
-  allowance: { webhookIds: string[]; available: number[] };
+  /** Per subscription: how many more attempts its endpoint may take now, and whether it is backing off. */
+  allowance: { webhookIds: string[]; available: number[]; backingOff: boolean[] };
   /** The allowance of a subscription not listed. */
   defaultAllowance: number;
 }
@@ -34,9 +36,15 @@ export interface ClaimRequest {
 // Each branch is its own sub-select so that it may lock (FOR UPDATE is refused on a UNION itself).
 const dueBranch = (retries: boolean) => `
   SELECT * FROM (
-    SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+    SELECT d.id, d.next_attempt_at, ${retries} AS retry FROM webhook_deliveries d
      WHERE d.webhook_id = a.webhook_id AND d.status = 'pending' AND d.attempt_count ${retries ? "> 0" : "= 0"}
-       AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+       AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())${
+         retries
+           ? ""
+           : `
+       AND NOT (a.backing_off AND EXISTS (
+             SELECT 1 FROM webhook_deliveries r WHERE r.webhook_id = a.webhook_id AND r.status = 'pending' AND r.attempt_count > 0))`
+       }
      ORDER BY d.next_attempt_at, d.id
      LIMIT a.n
        FOR UPDATE OF d SKIP LOCKED
@@ -44,8 +52,8 @@ const dueBranch = (retries: boolean) => `
 
 const CLAIM = `
   WITH allowance AS (
-    SELECT w.id AS webhook_id, coalesce(given.n, $5::int) AS n
-      FROM webhooks w LEFT JOIN unnest($3::uuid[], $4::int[]) AS given(webhook_id, n) ON given.webhook_id = w.id
+    SELECT w.id AS webhook_id, coalesce(given.n, $5::int) AS n, coalesce(given.backing_off, false) AS backing_off
+      FROM webhooks w LEFT JOIN unnest($3::uuid[], $4::int[], $7::boolean[]) AS given(webhook_id, n, backing_off) ON given.webhook_id = w.id
      WHERE coalesce(given.n, $5::int) > 0
   ),
   picked AS (
@@ -55,7 +63,7 @@ const CLAIM = `
       ${dueBranch(false)}
       LIMIT a.n
     ) due
-    ORDER BY due.next_attempt_at, due.id
+    ORDER BY due.retry DESC, due.next_attempt_at, due.id
     LIMIT $6
   )
   UPDATE webhook_deliveries d
@@ -85,7 +93,7 @@ export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Pro
   const { rows } = await pool.query<ClaimRow>({
     name: "claim-deliveries", // prepared once per connection: it is planned once, not on every claim
     text: CLAIM,
-    values: [request.owner, request.leaseMs, allowance.webhookIds, allowance.available, request.defaultAllowance, request.limit],
+    values: [request.owner, request.leaseMs, allowance.webhookIds, allowance.available, request.defaultAllowance, request.limit, allowance.backingOff],
   });
   return rows.map((r) => ({
     id: r.id,

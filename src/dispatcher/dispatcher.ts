@@ -33,8 +33,6 @@ import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "./ssrf-gu
 
 export const DISPATCHER_NAME = "webhook-dispatcher";
 const FAN_OUT_BATCH = 500;
-/** Where an endpoint not seen before starts; a healthy one climbs by one per answer. */
-const INITIAL_ENDPOINT_CONCURRENCY = 8;
 /**
  * The lease starts at claim and must still hold when the outcome is recorded, or the attempt is
  * dropped and the delivery sent again by whoever takes it over. Twice the timeout plus a margin
@@ -93,7 +91,6 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   const limiter = createEndpointLimiter({
     max: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     min: config.WEBHOOK_ENDPOINT_MIN_CONCURRENCY,
-    initial: INITIAL_ENDPOINT_CONCURRENCY,
     ...options.endpointLimits,
   });
   const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
@@ -112,16 +109,20 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let stopping: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
+  let dueAt = Infinity;
+  let lookForNextDue = false;
   let listening: Listening | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
   /** Set by what may have committed events (NOTIFY, poll, start); a freed slot only claims. */
   let fanOutWanted = true;
 
-  async function attempt(delivery: ClaimedDelivery): Promise<Outcome> {
+  /** Sends a delivery (unless its subscription is disabled) and decides what becomes of it. */
+  async function attempt(delivery: ClaimedDelivery): Promise<{ outcome: Outcome; signal: EndpointSignal }> {
     if (delivery.webhookStatus === "disabled") {
       // Queued before the subscription was disabled, by a fan-out that raced the change.
-      return { deliveryId: delivery.id, webhookId: delivery.webhookId, status: "cancelled", nextAttemptAt: null };
+      const outcome: Outcome = { deliveryId: delivery.id, webhookId: delivery.webhookId, status: "cancelled", nextAttemptAt: null };
+      return { outcome, signal: "healthy" };
     }
     const attemptedAt = new Date();
     // IP literals never reach the guarded lookup, so the URL itself is checked on every attempt.
@@ -144,18 +145,21 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     });
     const nextAttemptAt = outcome.kind === "retry" ? outcome.nextAttemptAt : null;
     return {
-      deliveryId: delivery.id,
-      webhookId: delivery.webhookId,
-      status: outcome.kind === "retry" ? "pending" : outcome.kind,
-      nextAttemptAt,
-      attempt: {
-        id: newId(),
-        attemptedAt,
-        firstAttemptAt,
-        statusCode: result.statusCode ?? null,
-        durationMs: result.durationMs,
-        error: result.error ? `${result.error}: ${result.detail}` : null,
+      outcome: {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhookId,
+        status: outcome.kind === "retry" ? "pending" : outcome.kind,
+        nextAttemptAt,
+        attempt: {
+          id: newId(),
+          attemptedAt,
+          firstAttemptAt,
+          statusCode: result.statusCode ?? null,
+          durationMs: result.durationMs,
+          error: result.error ? `${result.error}: ${result.detail}` : null,
+        },
       },
+      signal: endpointSignal(result, config.WEBHOOK_TIMEOUT_MS),
     };
   }
 
@@ -169,29 +173,17 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       data: delivery.eventData,
       attemptedAt,
     });
-    limiter.started(delivery.webhookId);
-    let signal: EndpointSignal = "healthy"; // an attempt abandoned at shutdown says nothing of the endpoint
-    try {
-      const result = await sendAttempt({
-        url: delivery.url,
-        delivery: request,
-        dispatcher: agent,
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        shutdown: shutdown.signal,
-      });
-      signal = endpointSignal(result, config.WEBHOOK_TIMEOUT_MS);
-      return result;
-    } finally {
-      limiter.finished(delivery.webhookId, signal);
-    }
+    return sendAttempt({ url: delivery.url, delivery: request, dispatcher: agent, timeoutMs: config.WEBHOOK_TIMEOUT_MS, shutdown: shutdown.signal });
   }
 
   /**
    * Attempts a claimed delivery, then hands its outcome to the recorder. The slot is free as soon as
    * the request is over: the lease keeps the delivery this instance's until the outcome is written,
-   * and claiming waits while `concurrency` outcomes are still unwritten.
+   * and claiming waits while `concurrency` outcomes are still unwritten. The endpoint's count runs
+   * until the outcome is written, so that the next claim sees the retry it may have scheduled.
    */
   function dispatch(delivery: ClaimedDelivery): Promise<void> {
+    limiter.started(delivery.webhookId);
     const sent = attempt(delivery);
     const slot: Promise<unknown> = sent
       .catch(() => {})
@@ -201,18 +193,22 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       });
     sending.add(slot);
     return sent.then(
-      async (outcome) => {
+      async ({ outcome, signal }) => {
         unrecorded++;
         try {
           const recorded = await recorder.record(outcome);
           // Counted only when recorded: a lost lease or a cancellation meanwhile changed nothing.
           if (recorded) metrics.webhookDeliveries.inc({ outcome: recorded === "pending" ? "retry" : recorded });
+          if (recorded === "pending" && outcome.nextAttemptAt) wakeAt(outcome.nextAttemptAt.getTime());
         } finally {
           unrecorded--;
+          limiter.finished(delivery.webhookId, signal);
           wake();
         }
       },
       (err: unknown) => {
+        // An attempt abandoned at shutdown says nothing of the endpoint.
+        limiter.finished(delivery.webhookId, "healthy");
         if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
       },
     );
@@ -239,31 +235,41 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     }
     const free = Math.min(concurrency - sending.size, concurrency - unrecorded);
     if (free <= 0) return { fannedOut, started: [] };
-    const { keys, available, otherwise } = limiter.availability();
+    const { keys, available, backingOff, otherwise } = limiter.availability();
     const claimed = await claimDeliveries(pool, {
       owner,
       leaseMs,
       limit: free,
-      allowance: { webhookIds: keys, available },
+      allowance: { webhookIds: keys, available, backingOff },
       defaultAllowance: otherwise,
     });
     return { fannedOut, started: claimed.map(dispatch) };
   }
 
+  /** Wakes at `time` unless an earlier wake-up is already set (or the next poll comes first). */
+  function wakeAt(time: number): void {
+    const wait = time - Date.now();
+    if (!running || time >= dueAt || wait >= pollIntervalMs) return;
+    clearTimeout(dueTimer);
+    dueAt = time;
+    dueTimer = setTimeout(() => {
+      dueAt = Infinity;
+      lookForNextDue = true; // later retries skipped by the `time >= dueAt` test above
+      wake();
+    }, Math.max(0, wait) + 5);
+  }
+
   /**
-   * Wakes again when the earliest scheduled retry is due, if that comes before the next poll. Only
-   * future ones count: what is already due is in flight here or leased elsewhere (the poll catches
-   * expired leases), and when every slot is busy a finishing attempt wakes the loop anyway.
+   * Wakes again when the earliest scheduled retry is due, whoever scheduled it (this instance also
+   * sets a wake-up for each retry it records). Only future ones count: what is already due is in
+   * flight here or leased elsewhere (the poll catches expired leases).
    */
   async function scheduleNextDue(): Promise<void> {
-    if (sending.size >= concurrency) return;
     const { rows } = await pool.query<{ due: Date | null }>(
       "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()",
     );
     const due = rows[0]?.due;
-    const wait = due ? due.getTime() - Date.now() : Infinity;
-    clearTimeout(dueTimer);
-    if (running && wait < pollIntervalMs) dueTimer = setTimeout(wake, Math.max(0, wait) + 5);
+    if (due) wakeAt(due.getTime());
   }
 
   function wake(): void {
@@ -277,7 +283,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         again = false;
         try {
           const { started } = await pass();
-          if (started.length === 0) await scheduleNextDue();
+          if (started.length === 0 || lookForNextDue) {
+            lookForNextDue = false;
+            await scheduleNextDue();
+          }
         } catch (err) {
           log.error({ err }, "webhook dispatcher pass failed");
         }

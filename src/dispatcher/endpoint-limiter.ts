@@ -1,8 +1,11 @@
 // How many attempts may be in flight to one subscription's endpoint at once, adapted to how it
-// answers (additive increase, multiplicative decrease, as TCP does): a healthy endpoint climbs to the
-// maximum within a few dozen answers, so bursts drain at the speed of the wire, while one that times
-// out, refuses, fails or answers slowly is cut back to the floor, so it holds only a small share of
-// the instance's slots and cannot starve the others. Pure bookkeeping: no I/O, no clock.
+// answers, as TCP adapts its window: an endpoint starts at the floor and every timely answer adds one
+// (so a healthy endpoint doubles its share each round trip and reaches the ceiling within a few),
+// while a timeout, a refused connection, a 5xx, a 429 or a slow answer halves it, down to the floor.
+// A failing endpoint thus holds only a small share of the instance's slots and cannot starve the
+// others. While its last answer was a failure it is also "backing off": it is sent its due retries
+// and no fresh delivery while any retry is pending, so the deliveries already failing are retried on
+// their schedule instead of queueing behind new ones. Pure bookkeeping: no I/O, no clock.
 
 export type EndpointSignal =
   /** A timely answer: 2xx, and also 3xx/4xx, which say nothing about the endpoint's capacity. */
@@ -13,22 +16,21 @@ export type EndpointSignal =
 export interface EndpointLimits {
   /** Ceiling per endpoint. */
   max: number;
-  /** Floor per endpoint: even a failing endpoint gets this many, so its retries go out on time. */
+  /** Floor per endpoint, and where an endpoint not seen before starts. */
   min: number;
-  /** Where an endpoint not seen before starts. */
-  initial: number;
 }
 
 interface EndpointState {
   limit: number;
   inFlight: number;
+  backingOff: boolean;
 }
 
 export interface EndpointLimiter {
   /** Attempts this endpoint may still start now. */
   available(key: string): number;
-  /** Free attempts of every endpoint tracked, and of any other (`otherwise`). */
-  availability(): { keys: string[]; available: number[]; otherwise: number };
+  /** Free attempts of every endpoint tracked and whether it is backing off, and the free attempts of any other. */
+  availability(): { keys: string[]; available: number[]; backingOff: boolean[]; otherwise: number };
   started(key: string): void;
   finished(key: string, signal: EndpointSignal): void;
   limitOf(key: string): number;
@@ -37,28 +39,29 @@ export interface EndpointLimiter {
 export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
   const { max, min } = limits;
   if (!(min >= 1 && min <= max)) throw new RangeError(`endpoint limits need 1 <= min <= max, got min ${min}, max ${max}`);
-  const initial = Math.min(max, Math.max(min, limits.initial));
   const states = new Map<string, EndpointState>();
 
   const stateOf = (key: string): EndpointState => {
     let state = states.get(key);
-    if (!state) states.set(key, (state = { limit: initial, inFlight: 0 }));
+    if (!state) states.set(key, (state = { limit: min, inFlight: 0, backingOff: false }));
     return state;
   };
 
   return {
     available(key) {
       const state = states.get(key);
-      return state ? Math.max(0, state.limit - state.inFlight) : initial;
+      return state ? Math.max(0, state.limit - state.inFlight) : min;
     },
     availability() {
       const keys: string[] = [];
       const available: number[] = [];
+      const backingOff: boolean[] = [];
       for (const [key, state] of states) {
         keys.push(key);
         available.push(Math.max(0, state.limit - state.inFlight));
+        backingOff.push(state.backingOff);
       }
-      return { keys, available, otherwise: initial };
+      return { keys, available, backingOff, otherwise: min };
     },
     started(key) {
       stateOf(key).inFlight++;
@@ -66,13 +69,15 @@ export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
     finished(key, signal) {
       const state = stateOf(key);
       state.inFlight = Math.max(0, state.inFlight - 1);
-      state.limit = signal === "healthy" ? Math.min(max, state.limit + 1) : Math.max(min, Math.floor(state.limit / 2));
-      // An idle endpoint back at the starting point needs no entry: the map stays as small as the
-      // set of endpoints that are busy or recovering.
-      if (state.inFlight === 0 && state.limit === initial) states.delete(key);
+      const healthy = signal === "healthy";
+      state.limit = healthy ? Math.min(max, state.limit + 1) : Math.max(min, Math.floor(state.limit / 2));
+      state.backingOff = !healthy;
+      // An idle, healthy endpoint back at the starting point needs no entry: the map stays as small
+      // as the set of endpoints that are busy, failing or recovering.
+      if (state.inFlight === 0 && state.limit === min && !state.backingOff) states.delete(key);
     },
     limitOf(key) {
-      return states.get(key)?.limit ?? initial;
+      return states.get(key)?.limit ?? min;
     },
   };
 }

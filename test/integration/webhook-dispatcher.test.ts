@@ -390,31 +390,35 @@ describe("claiming", () => {
     expect(delivery!.attempts).toHaveLength(1);
   });
 
-  it("holds a timing-out endpoint to a small share while another's deliveries go out, and retries its attempts first", async () => {
+  it("holds a timing-out endpoint to its floor while another's deliveries go out, retries its attempts on time, and lets it recover", async () => {
     const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
     const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);
     receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 3000 } : { status: 200 });
     for (let i = 0; i < 20; i++) await emit("scan.completed");
     await fanOutEvents(t.app.db.pool, 100); // the slow subscription's deliveries are due first
     for (let i = 0; i < 10; i++) await emit("scan.failed");
-    // A timeout long enough for the other's ten deliveries to go out while the first four hang.
+    // A timeout long enough for the other's ten deliveries to go out while the first two hang.
     const config = { ...t.app.config, WEBHOOK_TIMEOUT_MS: 1500, WEBHOOK_RETRY_WINDOW_MS: 60_000 };
-    const d = dispatcher({ config, concurrency: 6, endpointLimits: { initial: 4, min: 1, max: 8 } });
+    const d = dispatcher({ config, concurrency: 6, endpointLimits: { min: 2, max: 8 } });
     const toSlow = () => receiver.requests.filter((r) => r.path === "/blackholed");
 
     const first = d.runOnce();
-    await receiver.waitFor(() => toSlow().length === 4, 3000);
-    // While its four attempts hang, further passes take none of its backlog, only the other's.
+    await receiver.waitFor(() => toSlow().length === 2, 3000);
+    // While its two attempts hang, further passes take none of its backlog, only the other's.
     await driveUntil(d, async () => (await deliveriesOf(other.id)).every((delivery) => delivery.status === "delivered"));
-    expect(toSlow()).toHaveLength(4);
+    expect(toSlow()).toHaveLength(2);
 
-    // The four time out: its limit falls to the floor, and that one slot goes to a due retry.
-    expect((await first).attempted).toBeGreaterThanOrEqual(4);
-    const firstFour = new Set(toSlow().map((r) => header(r, "x-webhook-id")));
+    // Both time out: it stays at its floor of two and backs off, so those two slots go to the two
+    // retries as soon as they are due, not to its eighteen fresh deliveries.
+    await first;
+    const failing = new Set(toSlow().map((r) => header(r, "x-webhook-id")));
+    receiver.answer = () => ({ status: 200 }); // it comes back
     await new Promise((r) => setTimeout(r, 60)); // the retries are due 40 to 50 ms after the timeouts
-    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 1 });
-    expect(toSlow()).toHaveLength(5);
-    expect(firstFour.has(header(toSlow()[4]!, "x-webhook-id"))).toBe(true);
+    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 2 });
+    expect(new Set(toSlow().slice(2).map((r) => header(r, "x-webhook-id")))).toEqual(failing);
+
+    // Two timely answers: it is healthy again and its share grows by one per answer.
+    expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 4 });
   });
 
   it("lets several dispatchers run at once without sending a delivery twice", async () => {

@@ -1,59 +1,72 @@
 import { createEndpointLimiter, endpointSignal } from "../../src/dispatcher/endpoint-limiter.ts";
 
-const limits = { min: 2, max: 64, initial: 8 };
+const limits = { min: 2, max: 64 };
 
 describe("createEndpointLimiter", () => {
-  it("gives an endpoint not seen before the initial allowance, and counts what is in flight", () => {
+  it("starts an endpoint not seen before at the floor, and counts what is in flight", () => {
     const limiter = createEndpointLimiter(limits);
-    expect(limiter.available("a")).toBe(8);
-    for (let i = 0; i < 3; i++) limiter.started("a");
-    expect(limiter.available("a")).toBe(5);
-    expect(limiter.availability()).toEqual({ keys: ["a"], available: [5], otherwise: 8 });
-    expect(limiter.available("b")).toBe(8);
+    expect(limiter.available("a")).toBe(2);
+    limiter.started("a");
+    expect(limiter.available("a")).toBe(1);
+    expect(limiter.availability()).toEqual({ keys: ["a"], available: [1], backingOff: [false], otherwise: 2 });
+    expect(limiter.available("b")).toBe(2);
   });
 
-  it("climbs by one per healthy answer up to the ceiling", () => {
+  it("climbs by one per healthy answer (doubling per round trip) up to the ceiling", () => {
     const limiter = createEndpointLimiter(limits);
-    for (let i = 0; i < 100; i++) {
+    let roundTrips = 0;
+    while (limiter.limitOf("a") < 64) {
+      const window = limiter.available("a");
+      for (let i = 0; i < window; i++) limiter.started("a");
+      for (let i = 0; i < window; i++) limiter.finished("a", "healthy");
+      roundTrips++;
+    }
+    expect(roundTrips).toBe(5); // 2 → 4 → 8 → 16 → 32 → 64
+    limiter.started("a");
+    limiter.finished("a", "healthy");
+    expect(limiter.limitOf("a")).toBe(64);
+  });
+
+  it("halves on congestion down to the floor and backs off, until a healthy answer", () => {
+    const limiter = createEndpointLimiter(limits);
+    for (let i = 0; i < 30; i++) {
       limiter.started("a");
       limiter.finished("a", "healthy");
-      expect(limiter.limitOf("a")).toBe(Math.min(64, 9 + i));
     }
-    expect(limiter.available("a")).toBe(64);
-  });
-
-  it("halves on congestion down to the floor, and recovers with healthy answers", () => {
-    const limiter = createEndpointLimiter(limits);
-    for (let i = 0; i < 8; i++) limiter.started("a");
+    expect(limiter.limitOf("a")).toBe(32);
+    for (let i = 0; i < 6; i++) limiter.started("a");
     const seen: number[] = [];
     for (let i = 0; i < 5; i++) {
       limiter.finished("a", "congested");
       seen.push(limiter.limitOf("a"));
     }
-    expect(seen).toEqual([4, 2, 2, 2, 2]);
-    expect(limiter.available("a")).toBe(0); // 3 still in flight, limit 2
-    for (let i = 0; i < 3; i++) limiter.finished("a", "healthy");
-    expect(limiter.limitOf("a")).toBe(5);
-    expect(limiter.available("a")).toBe(5);
+    expect(seen).toEqual([16, 8, 4, 2, 2]);
+    expect(limiter.availability()).toEqual({ keys: ["a"], available: [1], backingOff: [true], otherwise: 2 });
+    limiter.finished("a", "healthy");
+    expect(limiter.availability()).toEqual({ keys: ["a"], available: [3], backingOff: [false], otherwise: 2 });
   });
 
-  it("forgets an idle endpoint back at the starting point, and keeps a recovering one", () => {
+  it("keeps a failing endpoint even when idle, and forgets a healthy one back at the floor", () => {
     const limiter = createEndpointLimiter(limits);
     limiter.started("a");
     limiter.finished("a", "congested");
     expect(limiter.availability().keys).toEqual(["a"]);
-    for (let i = 0; i < 4; i++) {
-      limiter.started("a");
-      limiter.finished("a", "healthy");
+    limiter.started("b");
+    limiter.finished("b", "healthy");
+    expect(limiter.availability().keys).toEqual(["a", "b"]); // b is at 3
+    limiter.started("a");
+    limiter.finished("a", "healthy");
+    expect(limiter.availability().keys).toEqual(["a", "b"]); // a is at 3 now
+    for (const key of ["a", "b"]) {
+      limiter.started(key);
+      limiter.finished(key, "congested"); // 3 → 2: back at the floor, but failing
     }
-    expect(limiter.limitOf("a")).toBe(8);
-    expect(limiter.availability().keys).toEqual([]);
+    expect(limiter.availability().backingOff).toEqual([true, true]);
   });
 
   it("refuses limits that cannot hold", () => {
-    expect(() => createEndpointLimiter({ min: 0, max: 4, initial: 1 })).toThrow(RangeError);
-    expect(() => createEndpointLimiter({ min: 5, max: 4, initial: 4 })).toThrow(RangeError);
-    expect(createEndpointLimiter({ min: 1, max: 4, initial: 100 }).available("x")).toBe(4);
+    expect(() => createEndpointLimiter({ min: 0, max: 4 })).toThrow(RangeError);
+    expect(() => createEndpointLimiter({ min: 5, max: 4 })).toThrow(RangeError);
   });
 });
 
