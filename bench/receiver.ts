@@ -36,12 +36,9 @@ server.headersTimeout = 0;
 server.requestTimeout = 0;
 
 process.on("message", (msg: { type: string }) => {
-  if (msg.type === "take") {
-    process.send!({ type: "arrivals", arrivals });
-    arrivals = [];
-  } else if (msg.type === "count") {
-    process.send!({ type: "count", count: arrivals.length });
-  }
+  if (msg.type !== "take") return;
+  process.send!({ type: "arrivals", arrivals });
+  arrivals = [];
 });
 process.on("disconnect", () => process.exit(0));
 

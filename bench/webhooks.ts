@@ -3,78 +3,41 @@
 // signed sender (bare-sender.ts, its own process, no database) POSTs the same kind of requests to
 // the same receiver in the same run: the ratio between the two is the cost of the guarantees.
 // Events are committed through the service's own outbox (recordEvents), as a scan commits them.
-import { fork, spawn, type ChildProcess } from "node:child_process";
+//   BENCH_WEBHOOK_SCENARIOS=burst,steady,fan,two   which scenarios (default: all)
+//   BENCH_WEBHOOK_BURST=10000                      events in a burst
+//   BENCH_CPU_PROF_DIR=dir                         each service process writes a CPU profile there
+//   WEBHOOK_CONCURRENCY=… WEBHOOK_ENDPOINT_…=…     passed on to the service, to compare settings
 import { mintToken } from "../src/auth/mint-token.ts";
-import { openDatabase, type Database } from "../src/db/client.ts";
+import { openDatabase } from "../src/db/client.ts";
 import { recordEvents, type NewEvent } from "../src/events/outbox.ts";
 import { newId } from "../src/ids.ts";
-import { createSelfSignedCert, type SelfSignedCert } from "../test/helpers/self-signed-cert.ts";
+import { createSelfSignedCert } from "../test/helpers/self-signed-cert.ts";
 import { startServiceProcess, type ServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
+import { runBareSender, startReceiver, type Arrival } from "./webhook-peers.ts";
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 10_000);
+const SCENARIOS = new Set((process.env.BENCH_WEBHOOK_SCENARIOS ?? "burst,steady,fan,two").split(","));
 const STEADY_RATE = 200;
-const STEADY_SECONDS = Number(process.env.BENCH_WEBHOOK_STEADY_SECONDS ?? 10);
+const STEADY_SECONDS = 10;
 const FAN_EVENTS = 200; // × 50 subscriptions
 const BARE_IN_FLIGHT = 64;
-const TIMEOUT_MS = 1000; // attempt timeout of the service under test, so blackholed endpoints time out quickly
+const TIMEOUT_MS = 1000; // the service's attempt timeout here, so that blackholed endpoints time out quickly
 const RETRY_INITIAL_MS = 200;
+const BLACKHOLE_WATCH_MS = 5000; // how long the blackholed subscriptions are left to retry
 const JWT_SECRET = "bench-secret-bench-secret-bench-secret-00";
 const WAIT_LIMIT_MS = 180_000;
-/** BENCH_WEBHOOK_SCENARIOS=burst,steady,fan,two runs only those (the bare sender always runs). */
-const SCENARIOS = new Set((process.env.BENCH_WEBHOOK_SCENARIOS ?? "burst,steady,fan,two").split(","));
 
-interface Arrival {
-  deliveryId: string;
-  eventId: string;
-  path: string;
-  at: number;
-}
-
-interface Receiver {
-  pid: number;
-  port: number;
-  take(): Promise<Arrival[]>;
-  count(): Promise<number>;
-  close(): void;
-}
-
-async function startReceiver(cert: SelfSignedCert): Promise<Receiver> {
-  const child = fork(new URL("./receiver.ts", import.meta.url).pathname, [], {
-    execArgv: ["--import", "tsx"],
-    env: { ...process.env, RECEIVER_KEY: cert.key, RECEIVER_CERT: cert.cert },
-  });
-  const ask = <T>(type: string, answer: string) =>
-    new Promise<T>((resolve) => {
-      const onMessage = (msg: { type: string } & T) => {
-        if (msg.type !== answer) return;
-        child.off("message", onMessage);
-        resolve(msg);
-      };
-      child.on("message", onMessage);
-      if (type) child.send({ type });
-    });
-  const { port } = await ask<{ port: number }>("", "listening");
-  return {
-    pid: child.pid!,
-    port,
-    take: async () => (await ask<{ arrivals: Arrival[] }>("take", "arrivals")).arrivals,
-    count: async () => (await ask<{ count: number }>("count", "count")).count,
-    close: () => child.kill(),
-  };
-}
-
-function bareSender(receiver: Receiver, cert: SelfSignedCert, count: number): Promise<{ perSecond: number; failed: number }> {
-  const args = JSON.stringify({ url: `https://127.0.0.1:${receiver.port}/bare`, count, inFlight: BARE_IN_FLIGHT, ca: cert.cert });
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", new URL("./bare-sender.ts", import.meta.url).pathname, args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout!.on("data", (chunk) => (out += String(chunk)));
-  return new Promise((resolve, reject) =>
-    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare sender exited with ${code}`)))),
-  );
+interface Row {
+  scenario: string;
+  deliveries: number;
+  perSecond: number;
+  /** Compared with the bare sender. */
+  vsBare?: boolean;
+  p50?: number;
+  p99?: number;
+  notes: string;
 }
 
 const percentile = (values: number[], p: number): number => {
@@ -110,22 +73,13 @@ function firstArrivals(arrivals: Arrival[]): { first: Map<string, number>; repea
   return { first, repeatedDeliveries };
 }
 
-interface Row {
-  scenario: string;
-  deliveries: number;
-  perSecond: number;
-  baseline?: number;
-  p50?: number;
-  p99?: number;
-  notes: string;
-}
-
-export async function runWebhookBench(): Promise<void> {
-  const dbHandle = await benchDatabase();
+/** The service, its database, the receiver and what the scenarios do with them. */
+async function startHarness() {
+  const database = await benchDatabase();
   const cert = createSelfSignedCert();
   const receiver = await startReceiver(cert);
-  const env = {
-    DATABASE_URL: dbHandle.url,
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
     NODE_ENV: "production",
     AUTH_JWT_SECRET: JWT_SECRET,
     LOG_LEVEL: "warn",
@@ -134,15 +88,15 @@ export async function runWebhookBench(): Promise<void> {
     NODE_EXTRA_CA_CERTS: cert.certPath,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_INITIAL_MS: String(RETRY_INITIAL_MS),
-    // The dispatcher's concurrency settings pass through, to compare them.
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^WEBHOOK_(CONCURRENCY|ENDPOINT_)/.test(k))),
-  } as Record<string, string>;
-  // BENCH_CPU_PROF_DIR=dir: each service process writes a CPU profile there when it stops.
+    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^WEBHOOK_(CONCURRENCY|ENDPOINT_)/.test(e[0]))),
+  };
   const nodeArgs = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const services: ServiceProcess[] = [await startServiceProcess({ env, nodeArgs })];
-  const db: Database = openDatabase(dbHandle.url);
+  const startService = () => startServiceProcess({ env, nodeArgs });
+  const services: ServiceProcess[] = [await startService()];
+  const db = openDatabase(database.url);
   const token = await mintToken({ secret: JWT_SECRET, sub: "bench", scopes: ["admin"] });
-  const api = async (method: string, path: string, body?: unknown) => {
+
+  async function api(method: string, path: string, body?: unknown): Promise<{ id: string }> {
     const res = await fetch(`${services[0]!.baseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -150,134 +104,143 @@ export async function runWebhookBench(): Promise<void> {
     });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as { id: string };
-  };
-  let live: string[] = [];
-  /** Replaces the live subscriptions with new ones to these paths. */
-  async function subscribe(paths: string[]): Promise<string[]> {
-    for (const id of live) await api("PUT", `/webhooks/${id}`, { status: "disabled" });
-    live = [];
-    for (const [i, path] of paths.entries()) {
-      live.push((await api("POST", "/webhooks", { name: `bench-${Date.now()}-${i}`, url: `https://127.0.0.1:${receiver.port}${path}`, events: ["vulnerability.created"], secret: `bench-secret-${i}` })).id);
-    }
-    return live;
   }
+
+  let live: string[] = [];
   /** CPU seconds so far: the service processes, Postgres (every process of that name), the receiver. */
   const cpu = () => ({
     service: cpuSeconds(services.map((s) => s.child.pid!)),
     postgres: cpuSeconds([], "postgres"),
     receiver: cpuSeconds([receiver.pid]),
   });
-  const cpuPerDelivery = (before: ReturnType<typeof cpu>, deliveries: number) => {
-    const after = cpu();
-    const ms = (k: keyof typeof after) => (((after[k] - before[k]) * 1000) / deliveries).toFixed(2);
-    return Number.isNaN(after.service) ? "" : `CPU ms per delivery: service ${ms("service")}, Postgres ${ms("postgres")}, receiver ${ms("receiver")}`;
-  };
   const commit = (events: NewEvent[]) => db.prisma.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
-  const rows: Row[] = [];
 
-  /**
-   * Commits `count` events in one transaction, so that they all become visible at once, and waits
-   * until `expected` arrivals satisfy `counted`. Rates and latencies run from the commit.
-   */
-  async function burst(count: number, counted: (a: Arrival) => boolean, expected: number) {
-    await receiver.take();
-    const events = Array.from({ length: count }, (_, i) => finding(i));
-    const started = Date.now();
-    await commit(events);
-    const committed = Date.now();
-    const cpuBefore = cpu();
-    let arrivals: Arrival[] = [];
-    await waitUntil(async () => {
-      arrivals = arrivals.concat(await receiver.take());
-      return arrivals.filter(counted).length >= expected;
-    }, `${expected} deliveries`);
-    const mine = arrivals.filter(counted);
-    const last = Math.max(...mine.map((a) => a.at));
-    const { first, repeatedDeliveries } = firstArrivals(mine);
-    const latencies = [...first.values()].map((at) => at - committed);
-    return { cpu: cpuPerDelivery(cpuBefore, mine.length), committedIn: (committed - started) / 1000, seconds: (last - committed) / 1000, arrivals: mine, latencies, repeatedDeliveries, distinctEvents: first.size };
-  }
+  return {
+    db,
+    receiver,
+    commit,
+    /** Runs the bare sender against the receiver. */
+    bare: (count: number) => runBareSender({ url: `https://127.0.0.1:${receiver.port}/bare`, count, inFlight: BARE_IN_FLIGHT, ca: cert.cert }),
+    async addInstance() {
+      services.push(await startService());
+    },
+    /** Replaces the live subscriptions (all to vulnerability.created) with new ones to these paths. */
+    async subscribe(paths: string[]): Promise<string[]> {
+      for (const id of live) await api("PUT", `/webhooks/${id}`, { status: "disabled" });
+      live = [];
+      for (const [i, path] of paths.entries()) {
+        const url = `https://127.0.0.1:${receiver.port}${path}`;
+        live.push((await api("POST", "/webhooks", { name: `bench-${Date.now()}-${i}`, url, events: ["vulnerability.created"], secret: `bench-secret-${i}` })).id);
+      }
+      return live;
+    },
+    /**
+     * Commits `count` events in one transaction, so that they all become visible at once, and waits
+     * until `expected` arrivals satisfy `counted`. Rates and latencies run from the commit.
+     */
+    async burst(count: number, expected: number, counted: (a: Arrival) => boolean = () => true) {
+      await receiver.take();
+      await commit(Array.from({ length: count }, (_, i) => finding(i)));
+      const committed = Date.now();
+      const cpuBefore = cpu();
+      let arrivals: Arrival[] = [];
+      await waitUntil(async () => {
+        arrivals = arrivals.concat((await receiver.take()).filter(counted));
+        return arrivals.length >= expected;
+      }, `${expected} deliveries`);
+      const cpuAfter = cpu();
+      const seconds = (Math.max(...arrivals.map((a) => a.at)) - committed) / 1000;
+      const { first, repeatedDeliveries } = firstArrivals(arrivals);
+      const msPer = (k: keyof typeof cpuAfter) => (((cpuAfter[k] - cpuBefore[k]) * 1000) / arrivals.length).toFixed(2);
+      return {
+        arrivals: arrivals.length,
+        perSecond: arrivals.length / seconds,
+        seconds,
+        latencies: [...first.values()].map((at) => at - committed),
+        repeatedDeliveries,
+        distinctEvents: first.size,
+        cpu: Number.isNaN(cpuAfter.service) ? "" : `CPU ms per delivery: service ${msPer("service")}, Postgres ${msPer("postgres")}, receiver ${msPer("receiver")}`,
+      };
+    },
+    async close() {
+      for (const s of services) s.child.kill("SIGTERM");
+      await Promise.all(services.map((s) => s.exited));
+      receiver.close();
+      await db.close();
+      await database.stop();
+      cert.remove();
+    },
+  };
+}
 
-  const baselineBefore = await bareSender(receiver, cert, BURST);
-  await receiver.take();
-  rows.push({ scenario: `bare sender (undici, keep-alive, ${BARE_IN_FLIGHT} in flight), before`, deliveries: BURST, perSecond: baselineBefore.perSecond, notes: `${baselineBefore.failed} non-204` });
-  const baseline = baselineBefore.perSecond;
+type Harness = Awaited<ReturnType<typeof startHarness>>;
 
-  // 1. A burst to one subscription.
-  let oneRate = NaN;
-  if (SCENARIOS.has("burst")) {
-  await subscribe(["/burst"]);
-  const one = await burst(BURST, () => true, BURST);
-  const retried = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempt_count <> 1");
-  rows.push({
-    scenario: `burst of ${BURST} events (one transaction) → 1 subscription, 1 instance`,
-    deliveries: one.arrivals.length,
-    perSecond: one.arrivals.length / one.seconds,
-    baseline,
-    p50: percentile(one.latencies, 50),
-    p99: percentile(one.latencies, 99),
-    notes: `${one.cpu}; ${one.distinctEvents} distinct events, ${one.repeatedDeliveries} repeated deliveries, ${retried.rows[0]!.n} deliveries not attempted exactly once`,
-  });
-  oneRate = one.arrivals.length / one.seconds;
-  }
+/** A burst to one subscription: the rate, exactly once, and how long the first attempts took. */
+async function burstToOne(h: Harness, label: string): Promise<Row> {
+  const [hook] = await h.subscribe([`/burst-${label.replace(/\W/g, "")}`]);
+  const burst = await h.burst(BURST, BURST);
+  const notAttemptedOnce = await h.db.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count <> 1",
+    [hook],
+  );
+  return {
+    scenario: `burst of ${BURST} events (one transaction) → 1 subscription, ${label}`,
+    deliveries: burst.arrivals,
+    perSecond: burst.perSecond,
+    vsBare: true,
+    p50: percentile(burst.latencies, 50),
+    p99: percentile(burst.latencies, 99),
+    notes: `${burst.cpu}; ${burst.distinctEvents} distinct events, ${burst.repeatedDeliveries} repeated deliveries, ${notAttemptedOnce.rows[0]!.n} not attempted exactly once`,
+  };
+}
 
-  // 2. A steady 200 events/s, each in its own transaction.
-  if (SCENARIOS.has("steady")) {
-  await subscribe(["/steady"]);
-  await receiver.take();
-  const steadyIds: string[] = [];
+/** A steady rate of events, each in its own transaction: event (its outbox timestamp) → first attempt. */
+async function steady(h: Harness): Promise<Row> {
+  await h.subscribe(["/steady"]);
+  await h.receiver.take();
+  const ids: string[] = [];
   const pending = new Set<Promise<void>>();
   const total = STEADY_RATE * STEADY_SECONDS;
-  const steadyStart = Date.now();
+  const started = Date.now();
   for (let i = 0; i < total; i++) {
-    const wait = steadyStart + (i * 1000) / STEADY_RATE - Date.now();
+    const wait = started + (i * 1000) / STEADY_RATE - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const p: Promise<void> = commit([finding(i)]).then(([id]) => void steadyIds.push(id!));
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
+    const committing: Promise<void> = h.commit([finding(i)]).then(([id]) => void ids.push(id!));
+    pending.add(committing);
+    void committing.finally(() => pending.delete(committing));
   }
   await Promise.all(pending);
-  const committedRate = total / ((Date.now() - steadyStart) / 1000);
-  let steadyArrivals: Arrival[] = [];
+  const committedRate = total / ((Date.now() - started) / 1000);
+  let arrivals: Arrival[] = [];
   await waitUntil(async () => {
-    steadyArrivals = steadyArrivals.concat(await receiver.take());
-    return steadyArrivals.length >= total;
+    arrivals = arrivals.concat(await h.receiver.take());
+    return arrivals.length >= total;
   }, "the steady events");
-  const occurred = await db.pool.query<{ id: string; occurred_at: Date }>("SELECT id, occurred_at FROM events WHERE id = ANY($1::uuid[])", [steadyIds]);
+  const occurred = await h.db.pool.query<{ id: string; occurred_at: Date }>("SELECT id, occurred_at FROM events WHERE id = ANY($1::uuid[])", [ids]);
   const occurredAt = new Map(occurred.rows.map((r) => [r.id, r.occurred_at.getTime()]));
-  const steadyLatencies = [...firstArrivals(steadyArrivals).first].map(([eventId, at]) => at - occurredAt.get(eventId)!);
-  rows.push({
-    scenario: `steady ${STEADY_RATE} events/s for ${STEADY_SECONDS} s, one per transaction → 1 subscription`,
-    deliveries: steadyArrivals.length,
-    perSecond: steadyArrivals.length / STEADY_SECONDS,
-    p50: percentile(steadyLatencies, 50),
-    p99: percentile(steadyLatencies, 99),
+  const latencies = [...firstArrivals(arrivals).first].map(([eventId, at]) => at - occurredAt.get(eventId)!);
+  return {
+    scenario: `steady ${STEADY_RATE} events/s for ${STEADY_SECONDS} s, one per transaction → 1 subscription (latency from the event's timestamp)`,
+    deliveries: arrivals.length,
+    perSecond: arrivals.length / STEADY_SECONDS,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     notes: `events committed at ${committedRate.toFixed(0)}/s`,
-  });
-  }
+  };
+}
 
-  // 3. Fifty subscriptions, all healthy; then 5 of them blackholed (never answered; 1 s timeout).
-  if (SCENARIOS.has("fan")) {
-  const healthyPaths = Array.from({ length: 50 }, (_, i) => `/fan/${i}`);
-  await subscribe(healthyPaths);
-  const allHealthy = await burst(FAN_EVENTS, () => true, FAN_EVENTS * 50);
-  const allHealthyRate = allHealthy.arrivals.length / allHealthy.seconds;
-  rows.push({
-    scenario: `${FAN_EVENTS} events → 50 healthy subscriptions`,
-    deliveries: allHealthy.arrivals.length,
-    perSecond: allHealthyRate,
-    baseline,
-    p50: percentile(allHealthy.latencies, 50),
-    p99: percentile(allHealthy.latencies, 99),
-    notes: "",
-  });
-  const mixed = await subscribe([...healthyPaths.slice(0, 45).map((p) => `${p}b`), ...Array.from({ length: 5 }, (_, i) => `/blackhole/${i}`)]);
-  const healthy = (a: Arrival) => !a.path.startsWith("/blackhole/");
-  const withBlackholes = await burst(FAN_EVENTS, healthy, FAN_EVENTS * 45);
-  const healthyRate = withBlackholes.arrivals.length / withBlackholes.seconds;
-  // Let the blackholed deliveries time out and retry for a while, then see how late their retries went out.
-  await new Promise((r) => setTimeout(r, 5000));
-  const lateness = await db.pool.query<{ ms: number }>(
+/** Fifty subscriptions all healthy, then 5 of them blackholed (never answered): the healthy rate, and how late the retries went out. */
+async function fanOut(h: Harness): Promise<Row[]> {
+  const paths = Array.from({ length: 50 }, (_, i) => `/fan/${i}`);
+  await h.subscribe(paths);
+  const allHealthy = await h.burst(FAN_EVENTS, FAN_EVENTS * 50);
+
+  const hooks = await h.subscribe([...paths.slice(0, 45).map((p) => `${p}-again`), ...Array.from({ length: 5 }, (_, i) => `/blackhole/${i}`)]);
+  const blackholed = hooks.slice(45);
+  const mixed = await h.burst(FAN_EVENTS, FAN_EVENTS * 45, (a) => !a.path.startsWith("/blackhole/"));
+  await new Promise((r) => setTimeout(r, BLACKHOLE_WATCH_MS));
+  // Lateness of a retry: when it was attempted, minus when the attempt before it scheduled it for.
+  const retries = await h.db.pool.query<{ ms: number }>(
     `SELECT extract(epoch FROM a.attempted_at - prev.next_attempt_at) * 1000 AS ms
        FROM delivery_attempts a
        JOIN webhook_deliveries d ON d.id = a.delivery_id
@@ -285,57 +248,72 @@ export async function runWebhookBench(): Promise<void> {
                       WHERE p.delivery_id = a.delivery_id AND p.attempted_at < a.attempted_at
                       ORDER BY p.attempted_at DESC LIMIT 1) prev ON true
       WHERE d.webhook_id = ANY($1::uuid[])`,
-    [mixed.slice(45)],
+    [blackholed],
   );
-  const late = lateness.rows.map((r) => Number(r.ms));
-  const blackholedAttempts = await db.pool.query<{ n: number }>(
+  const late = retries.rows.map((r) => Number(r.ms));
+  const attempts = await h.db.pool.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1::uuid[])",
-    [mixed.slice(45)],
+    [blackholed],
   );
-  rows.push({
-    scenario: `${FAN_EVENTS} events → 45 healthy + 5 blackholed subscriptions (healthy deliveries only)`,
-    deliveries: withBlackholes.arrivals.length,
-    perSecond: healthyRate,
-    baseline,
-    p50: percentile(withBlackholes.latencies, 50),
-    p99: percentile(withBlackholes.latencies, 99),
-    notes:
-      `${((healthyRate / allHealthyRate) * 100).toFixed(0)} % of the all-healthy rate; blackholed: ${blackholedAttempts.rows[0]!.n} attempts in ${(withBlackholes.seconds + 5).toFixed(0)} s, ` +
-      `${late.length} retries late by p50 ${percentile(late, 50).toFixed(0)} ms, p99 ${percentile(late, 99).toFixed(0)} ms, max ${Math.max(...late).toFixed(0)} ms`,
-  });
-  await subscribe([]);
+  await h.subscribe([]);
+  return [
+    {
+      scenario: `${FAN_EVENTS} events → 50 healthy subscriptions`,
+      deliveries: allHealthy.arrivals,
+      perSecond: allHealthy.perSecond,
+      vsBare: true,
+      p50: percentile(allHealthy.latencies, 50),
+      p99: percentile(allHealthy.latencies, 99),
+      notes: allHealthy.cpu,
+    },
+    {
+      scenario: `${FAN_EVENTS} events → 45 healthy + 5 blackholed subscriptions (the healthy deliveries; ${TIMEOUT_MS} ms timeout, first retry after ${RETRY_INITIAL_MS} ms)`,
+      deliveries: mixed.arrivals,
+      perSecond: mixed.perSecond,
+      vsBare: true,
+      p50: percentile(mixed.latencies, 50),
+      p99: percentile(mixed.latencies, 99),
+      notes:
+        `**${((mixed.perSecond / allHealthy.perSecond) * 100).toFixed(0)} % of the all-healthy rate**; blackholed: ${attempts.rows[0]!.n} attempts in ` +
+        `${(mixed.seconds + BLACKHOLE_WATCH_MS / 1000).toFixed(0)} s, ${late.length} retries, late by p50 ${percentile(late, 50).toFixed(0)} ms, ` +
+        `p99 ${percentile(late, 99).toFixed(0)} ms, max ${Math.max(...late).toFixed(0)} ms`,
+    },
+  ];
+}
+
+export async function runWebhookBench(): Promise<void> {
+  const h = await startHarness();
+  const rows: Row[] = [];
+  let baseline = NaN;
+  try {
+    const before = await h.bare(BURST);
+    baseline = before.perSecond;
+    rows.push({ scenario: `bare sender (undici, keep-alive, ${BARE_IN_FLIGHT} in flight, same signatures), before`, deliveries: BURST, perSecond: before.perSecond, notes: `${before.failed} non-204` });
+    await h.receiver.take();
+
+    let oneInstance: Row | undefined;
+    if (SCENARIOS.has("burst")) rows.push((oneInstance = await burstToOne(h, "1 instance")));
+    if (SCENARIOS.has("steady")) rows.push(await steady(h));
+    if (SCENARIOS.has("fan")) rows.push(...(await fanOut(h)));
+    if (SCENARIOS.has("two")) {
+      await h.addInstance();
+      const two = await burstToOne(h, "2 instances");
+      if (oneInstance) two.notes = `**${((two.perSecond / oneInstance.perSecond) * 100).toFixed(0)} % of 1 instance**; ${two.notes}`;
+      rows.push(two);
+    }
+
+    const after = await h.bare(BURST);
+    rows.push({ scenario: "bare sender, after", deliveries: BURST, perSecond: after.perSecond, notes: `${after.failed} non-204` });
+  } finally {
+    await h.close();
   }
 
-  // 4. Two instances on one database.
-  if (SCENARIOS.has("two")) {
-  services.push(await startServiceProcess({ env, nodeArgs }));
-  await subscribe(["/two"]);
-  const two = await burst(BURST, () => true, BURST);
-  rows.push({
-    scenario: `burst of ${BURST} events → 1 subscription, 2 instances`,
-    deliveries: two.arrivals.length,
-    perSecond: two.arrivals.length / two.seconds,
-    baseline,
-    p50: percentile(two.latencies, 50),
-    p99: percentile(two.latencies, 99),
-    notes: `${((two.arrivals.length / two.seconds / oneRate) * 100).toFixed(0)} % of 1 instance; ${two.distinctEvents} distinct events, ${two.repeatedDeliveries} repeated deliveries`,
-  });
-  }
-
-  const baselineAfter = await bareSender(receiver, cert, BURST);
-  rows.push({ scenario: "bare sender, after", deliveries: BURST, perSecond: baselineAfter.perSecond, notes: `${baselineAfter.failed} non-204` });
-
-  console.log("| scenario | deliveries | deliveries/s | vs bare sender | commit → first attempt p50 ms | p99 ms | notes |");
+  const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? "" : n.toFixed(0));
+  console.log(`Ratios are to the bare sender's rate before the scenarios (${fmt(baseline)}/s).\n`);
+  console.log("| scenario | deliveries | deliveries/s | vs bare sender | first attempt p50 ms | p99 ms | notes |");
   console.log("|---|---:|---:|---:|---:|---:|---|");
-  const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? "" : n.toFixed(digits));
   for (const r of rows) {
-    console.log(`| ${r.scenario} | ${r.deliveries} | ${fmt(r.perSecond)} | ${r.baseline ? `${((r.perSecond / r.baseline) * 100).toFixed(0)} %` : ""} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.notes} |`);
+    const ratio = r.vsBare ? `${((r.perSecond / baseline) * 100).toFixed(0)} %` : "";
+    console.log(`| ${r.scenario} | ${r.deliveries} | ${fmt(r.perSecond)} | ${ratio} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.notes} |`);
   }
-
-  for (const s of services) s.child.kill("SIGTERM");
-  await Promise.all(services.map((s) => s.exited));
-  receiver.close();
-  await db.close();
-  await dbHandle.stop();
-  cert.remove();
 }
