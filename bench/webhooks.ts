@@ -183,6 +183,13 @@ async function burstToOne(h: Harness, label: string): Promise<Row> {
     "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count <> 1",
     [hook],
   );
+  const failedAttempts = await h.db.pool.query<{ why: string; n: number }>(
+    `SELECT coalesce(status_code::text, left(error, 60)) AS why, count(*)::int AS n
+       FROM delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+      WHERE d.webhook_id = $1 AND a.status_code IS DISTINCT FROM 204 GROUP BY 1`,
+    [hook],
+  );
+  const failures = failedAttempts.rows.map((r) => ` (${r.n} × ${r.why})`).join("");
   return {
     scenario: `burst of ${BURST} events (one transaction) → 1 subscription, ${label}`,
     deliveries: burst.arrivals,
@@ -190,7 +197,7 @@ async function burstToOne(h: Harness, label: string): Promise<Row> {
     vsBare: true,
     p50: percentile(burst.latencies, 50),
     p99: percentile(burst.latencies, 99),
-    notes: `${burst.cpu}; ${burst.distinctEvents} distinct events, ${burst.repeatedDeliveries} repeated deliveries, ${notAttemptedOnce.rows[0]!.n} not attempted exactly once`,
+    notes: `${burst.cpu}; ${burst.distinctEvents} distinct events, ${burst.repeatedDeliveries} repeated deliveries, ${notAttemptedOnce.rows[0]!.n} not attempted exactly once${failures}`,
   };
 }
 
