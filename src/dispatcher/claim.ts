@@ -33,22 +33,21 @@ export interface ClaimRequest {
   defaultAllowance: number;
 }
 
-// Each branch is its own sub-select so that it may lock (FOR UPDATE is refused on a UNION itself).
-const dueBranch = (retries: boolean) => `
+const DUE_RETRIES = "d.attempt_count > 0";
+const DUE_FRESH = `d.attempt_count = 0 AND NOT (a.backing_off AND EXISTS (
+  SELECT 1 FROM webhook_deliveries r WHERE r.webhook_id = a.webhook_id AND r.status = 'pending' AND r.attempt_count > 0))`;
+
+// Each branch is its own sub-select so that it may lock (FOR UPDATE is refused on a UNION itself);
+// its attempt_count condition matches one of the two partial indexes.
+const dueBranch = (name: string, condition: string) => `
   SELECT * FROM (
-    SELECT d.id, d.next_attempt_at, ${retries} AS retry FROM webhook_deliveries d
-     WHERE d.webhook_id = a.webhook_id AND d.status = 'pending' AND d.attempt_count ${retries ? "> 0" : "= 0"}
-       AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())${
-         retries
-           ? ""
-           : `
-       AND NOT (a.backing_off AND EXISTS (
-             SELECT 1 FROM webhook_deliveries r WHERE r.webhook_id = a.webhook_id AND r.status = 'pending' AND r.attempt_count > 0))`
-       }
+    SELECT d.id, d.next_attempt_at, ${name === "retries"} AS retry FROM webhook_deliveries d
+     WHERE d.webhook_id = a.webhook_id AND d.status = 'pending' AND ${condition}
+       AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
      ORDER BY d.next_attempt_at, d.id
      LIMIT a.n
        FOR UPDATE OF d SKIP LOCKED
-  ) ${retries ? "retries" : "fresh"}`;
+  ) ${name}`;
 
 const CLAIM = `
   WITH allowance AS (
@@ -58,9 +57,9 @@ const CLAIM = `
   ),
   picked AS (
     SELECT due.id FROM allowance a CROSS JOIN LATERAL (
-      ${dueBranch(true)}
+      ${dueBranch("retries", DUE_RETRIES)}
       UNION ALL
-      ${dueBranch(false)}
+      ${dueBranch("fresh", DUE_FRESH)}
       LIMIT a.n
     ) due
     ORDER BY due.retry DESC, due.next_attempt_at, due.id

@@ -61,7 +61,7 @@ export interface DispatcherOptions {
   /** Lease owner name; unique per instance by default. */
   instanceId?: string;
   pollIntervalMs?: number;
-  /** Attempts in flight at once (claimed and not yet recorded); WEBHOOK_CONCURRENCY by default. */
+  /** Requests under way at once, and outcomes waiting to be written at most; WEBHOOK_CONCURRENCY by default. */
   concurrency?: number;
   /** Per-endpoint limits; from WEBHOOK_ENDPOINT_* by default. */
   endpointLimits?: Partial<EndpointLimits>;
