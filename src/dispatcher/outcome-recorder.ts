@@ -9,7 +9,9 @@ import { recordOutcomes, type Outcome, type RecordedStatus } from "./record-outc
 
 const MAX_BATCH = 500;
 const WRITE_ATTEMPTS = 3;
-const TRANSIENT = new Set(["40001", "40P01"]); // serialization_failure, deadlock_detected
+// serialization_failure, deadlock_detected, and foreign_key_violation: a delivery deleted (with its
+// subscription) between the statement's check and its insert; written again, it is left out.
+const TRANSIENT = new Set(["40001", "40P01", "23503"]);
 
 /** What became of an outcome: its new status, or undefined when the delivery had left this instance. */
 export type Recorded = RecordedStatus | undefined;

@@ -2,6 +2,7 @@
 // state (only while this instance still holds its lease and it is still pending: a subscription
 // disabled meanwhile has cancelled it for good), and the subscriptions' health (given up → `error`,
 // delivered → `active` again, by the latest outcome of each). One statement is atomic on its own.
+// A delivery deleted meanwhile (with its subscription) gets no log row, so it cannot fail the batch.
 import type pg from "pg";
 
 export type RecordedStatus = "pending" | "delivered" | "dropped" | "failed" | "cancelled";
@@ -32,7 +33,8 @@ const RECORD = `
   logged AS (
     INSERT INTO delivery_attempts (id, delivery_id, attempted_at, status_code, duration_ms, error, next_attempt_at)
     SELECT attempt_id, delivery_id, attempted_at, status_code, duration_ms, error, next_attempt_at
-      FROM outcome WHERE attempt_id IS NOT NULL
+      FROM outcome o
+     WHERE attempt_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = o.delivery_id)
   ),
   updated AS (
     UPDATE webhook_deliveries d
@@ -66,17 +68,17 @@ export async function recordOutcomes(pool: pg.Pool, owner: string, outcomes: rea
     name: "record-outcomes",
     text: RECORD,
     values: [
-    owner,
-    column((o) => o.deliveryId),
-    column((o) => o.webhookId),
-    column((o) => o.status),
-    column((o) => o.nextAttemptAt),
-    column((o) => o.attempt?.id ?? null),
-    column((o) => o.attempt?.attemptedAt ?? null),
-    column((o) => o.attempt?.firstAttemptAt ?? null),
-    column((o) => o.attempt?.statusCode ?? null),
-    column((o) => o.attempt?.durationMs ?? null),
-    column((o) => o.attempt?.error ?? null),
+      owner,
+      column((o) => o.deliveryId),
+      column((o) => o.webhookId),
+      column((o) => o.status),
+      column((o) => o.nextAttemptAt),
+      column((o) => o.attempt?.id ?? null),
+      column((o) => o.attempt?.attemptedAt ?? null),
+      column((o) => o.attempt?.firstAttemptAt ?? null),
+      column((o) => o.attempt?.statusCode ?? null),
+      column((o) => o.attempt?.durationMs ?? null),
+      column((o) => o.attempt?.error ?? null),
     ],
   });
   return rows;
