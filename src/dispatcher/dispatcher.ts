@@ -179,8 +179,8 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   /**
    * Attempts a claimed delivery, then hands its outcome to the recorder. The slot is free as soon as
    * the request is over: the lease keeps the delivery this instance's until the outcome is written,
-   * and claiming waits while `concurrency` outcomes are still unwritten. The endpoint's count runs
-   * until the outcome is written, so that the next claim sees the retry it may have scheduled.
+   * and claiming waits while `concurrency` outcomes are still unwritten. The endpoint limiter hears
+   * of the answer at once and of the write when it is done (see its `available`).
    */
   function dispatch(delivery: ClaimedDelivery): Promise<void> {
     limiter.started(delivery.webhookId);
@@ -194,6 +194,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     sending.add(slot);
     return sent.then(
       async ({ outcome, signal }) => {
+        limiter.answered(delivery.webhookId, signal);
         unrecorded++;
         try {
           const recorded = await recorder.record(outcome);
@@ -202,13 +203,14 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
           if (recorded === "pending" && outcome.nextAttemptAt) wakeAt(outcome.nextAttemptAt.getTime());
         } finally {
           unrecorded--;
-          limiter.finished(delivery.webhookId, signal);
+          limiter.recorded(delivery.webhookId);
           wake();
         }
       },
       (err: unknown) => {
-        // An attempt abandoned at shutdown says nothing of the endpoint.
-        limiter.finished(delivery.webhookId, "healthy");
+        // An attempt abandoned at shutdown says nothing of the endpoint, and nothing is written.
+        limiter.answered(delivery.webhookId, "healthy");
+        limiter.recorded(delivery.webhookId);
         if (!(err instanceof AttemptAbandoned)) log.error({ err }, "webhook delivery attempt failed to run");
       },
     );

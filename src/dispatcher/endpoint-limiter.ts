@@ -22,17 +22,25 @@ export interface EndpointLimits {
 
 interface EndpointState {
   limit: number;
+  /** Attempts sent and not yet answered: what the limit bounds. */
   inFlight: number;
+  /** Attempts answered whose outcome is not yet written. */
+  unrecorded: number;
   backingOff: boolean;
 }
 
+/**
+ * An attempt is `started`, then `answered` (its request is over: the limit adapts), then
+ * `recorded` (its outcome is written).
+ */
 export interface EndpointLimiter {
   /** Attempts this endpoint may still start now. */
   available(key: string): number;
   /** Free attempts of every endpoint tracked and whether it is backing off, and the free attempts of any other. */
   availability(): { keys: string[]; available: number[]; backingOff: boolean[]; otherwise: number };
   started(key: string): void;
-  finished(key: string, signal: EndpointSignal): void;
+  answered(key: string, signal: EndpointSignal): void;
+  recorded(key: string): void;
   limitOf(key: string): number;
 }
 
@@ -43,14 +51,22 @@ export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
 
   const stateOf = (key: string): EndpointState => {
     let state = states.get(key);
-    if (!state) states.set(key, (state = { limit: min, inFlight: 0, backingOff: false }));
+    if (!state) states.set(key, (state = { limit: min, inFlight: 0, unrecorded: 0, backingOff: false }));
     return state;
+  };
+  // A failing endpoint waits until its failures are written: they are the retries that must go
+  // before any fresh delivery, and a claim made earlier would not see them yet.
+  const free = (state: EndpointState) => (state.backingOff && state.unrecorded > 0 ? 0 : Math.max(0, state.limit - state.inFlight));
+  // An idle, healthy endpoint back at the starting point needs no entry: the map stays as small as
+  // the set of endpoints that are busy, failing or recovering.
+  const forgetIfIdle = (key: string, state: EndpointState) => {
+    if (state.inFlight === 0 && state.unrecorded === 0 && state.limit === min && !state.backingOff) states.delete(key);
   };
 
   return {
     available(key) {
       const state = states.get(key);
-      return state ? Math.max(0, state.limit - state.inFlight) : min;
+      return state ? free(state) : min;
     },
     availability() {
       const keys: string[] = [];
@@ -58,7 +74,7 @@ export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
       const backingOff: boolean[] = [];
       for (const [key, state] of states) {
         keys.push(key);
-        available.push(Math.max(0, state.limit - state.inFlight));
+        available.push(free(state));
         backingOff.push(state.backingOff);
       }
       return { keys, available, backingOff, otherwise: min };
@@ -66,15 +82,18 @@ export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
     started(key) {
       stateOf(key).inFlight++;
     },
-    finished(key, signal) {
+    answered(key, signal) {
       const state = stateOf(key);
       state.inFlight = Math.max(0, state.inFlight - 1);
+      state.unrecorded++;
       const healthy = signal === "healthy";
       state.limit = healthy ? Math.min(max, state.limit + 1) : Math.max(min, Math.floor(state.limit / 2));
       state.backingOff = !healthy;
-      // An idle, healthy endpoint back at the starting point needs no entry: the map stays as small
-      // as the set of endpoints that are busy, failing or recovering.
-      if (state.inFlight === 0 && state.limit === min && !state.backingOff) states.delete(key);
+    },
+    recorded(key) {
+      const state = stateOf(key);
+      state.unrecorded = Math.max(0, state.unrecorded - 1);
+      forgetIfIdle(key, state);
     },
     limitOf(key) {
       return states.get(key)?.limit ?? min;

@@ -1,6 +1,12 @@
-import { createEndpointLimiter, endpointSignal } from "../../src/dispatcher/endpoint-limiter.ts";
+import { createEndpointLimiter, endpointSignal, type EndpointLimiter, type EndpointSignal } from "../../src/dispatcher/endpoint-limiter.ts";
 
 const limits = { min: 2, max: 64 };
+
+/** An attempt answered and its outcome written. */
+function finish(limiter: EndpointLimiter, key: string, signal: EndpointSignal): void {
+  limiter.answered(key, signal);
+  limiter.recorded(key);
+}
 
 describe("createEndpointLimiter", () => {
   it("starts an endpoint not seen before at the floor, and counts what is in flight", () => {
@@ -18,12 +24,12 @@ describe("createEndpointLimiter", () => {
     while (limiter.limitOf("a") < 64) {
       const window = limiter.available("a");
       for (let i = 0; i < window; i++) limiter.started("a");
-      for (let i = 0; i < window; i++) limiter.finished("a", "healthy");
+      for (let i = 0; i < window; i++) finish(limiter, "a", "healthy");
       roundTrips++;
     }
     expect(roundTrips).toBe(5); // 2 → 4 → 8 → 16 → 32 → 64
     limiter.started("a");
-    limiter.finished("a", "healthy");
+    finish(limiter, "a", "healthy");
     expect(limiter.limitOf("a")).toBe(64);
   });
 
@@ -31,37 +37,51 @@ describe("createEndpointLimiter", () => {
     const limiter = createEndpointLimiter(limits);
     for (let i = 0; i < 30; i++) {
       limiter.started("a");
-      limiter.finished("a", "healthy");
+      finish(limiter, "a", "healthy");
     }
     expect(limiter.limitOf("a")).toBe(32);
     for (let i = 0; i < 6; i++) limiter.started("a");
     const seen: number[] = [];
     for (let i = 0; i < 5; i++) {
-      limiter.finished("a", "congested");
+      finish(limiter, "a", "congested");
       seen.push(limiter.limitOf("a"));
     }
     expect(seen).toEqual([16, 8, 4, 2, 2]);
     expect(limiter.availability()).toEqual({ keys: ["a"], available: [1], backingOff: [true], otherwise: 2 });
-    limiter.finished("a", "healthy");
+    finish(limiter, "a", "healthy");
     expect(limiter.availability()).toEqual({ keys: ["a"], available: [3], backingOff: [false], otherwise: 2 });
   });
 
   it("keeps a failing endpoint even when idle, and forgets a healthy one back at the floor", () => {
     const limiter = createEndpointLimiter(limits);
     limiter.started("a");
-    limiter.finished("a", "congested");
+    finish(limiter, "a", "congested");
     expect(limiter.availability().keys).toEqual(["a"]);
     limiter.started("b");
-    limiter.finished("b", "healthy");
+    finish(limiter, "b", "healthy");
     expect(limiter.availability().keys).toEqual(["a", "b"]); // b is at 3
     limiter.started("a");
-    limiter.finished("a", "healthy");
+    finish(limiter, "a", "healthy");
     expect(limiter.availability().keys).toEqual(["a", "b"]); // a is at 3 now
     for (const key of ["a", "b"]) {
       limiter.started(key);
-      limiter.finished(key, "congested"); // 3 → 2: back at the floor, but failing
+      finish(limiter, key, "congested"); // 3 → 2: back at the floor, but failing
     }
     expect(limiter.availability().backingOff).toEqual([true, true]);
+  });
+
+  it("bounds what is sent, not what waits to be written, unless the endpoint is failing", () => {
+    const limiter = createEndpointLimiter(limits);
+    limiter.started("a");
+    limiter.started("a");
+    limiter.answered("a", "healthy"); // limit 3, 1 in flight, 1 unwritten
+    expect(limiter.available("a")).toBe(2);
+    limiter.answered("a", "congested"); // limit 2, backing off, 2 unwritten: its retries are not in the database yet
+    expect(limiter.available("a")).toBe(0);
+    limiter.recorded("a");
+    expect(limiter.available("a")).toBe(0);
+    limiter.recorded("a");
+    expect(limiter.availability()).toEqual({ keys: ["a"], available: [2], backingOff: [true], otherwise: 2 });
   });
 
   it("refuses limits that cannot hold", () => {
