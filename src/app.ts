@@ -5,7 +5,7 @@ import type Router from "@koa/router";
 import type Koa from "koa";
 import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
-import { openDatabase, openPool, type Database } from "./db/client.ts";
+import { openDatabase, type Database } from "./db/client.ts";
 import { readMigrations } from "./db/migrate.ts";
 import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
 import { createDispatcher } from "./dispatcher/dispatcher.ts";
@@ -138,13 +138,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
   });
-  // The dispatcher's own writes (fan-out, leases, outcomes) do not wait for the WAL to reach disk:
-  // should Postgres crash, the last few hundred milliseconds of them are lost, and that only means
-  // fanning out again, claiming again and sending again, which at-least-once delivery allows. The
-  // events themselves are written by the domain's transactions, durably (bench/README.md has the
-  // figures).
-  const deliveryPool = openPool(options.databaseUrl, { max: 5, options: "-c synchronous_commit=off" });
-  workers.push(scanRunner, createDispatcher({ db: { pool: deliveryPool }, config, log, metrics, publishEvents: feed.publish }));
+  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
   return {
@@ -170,7 +164,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       server.closeIdleConnections();
       const cutStreams = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await Promise.all(workers.map((w) => w.stop()));
-      await deliveryPool.end();
       await Promise.all(closeGraphqlWs.map((close) => close()));
       await feed.close();
       await redis?.quit().catch(() => redis.disconnect());

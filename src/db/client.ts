@@ -12,16 +12,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A plain pg pool; `options` are server settings for its sessions (`-c name=value`). */
-export function openPool(url: string, { max, options }: { max: number; options?: string }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options });
+export function openDatabase(url: string, options: { max?: number } = {}): Database {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on("error", () => {});
-  return pool;
-}
-
-export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = openPool(url, { max: options.max ?? 10 });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
