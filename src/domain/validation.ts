@@ -20,22 +20,49 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
 /** Postgres text cannot hold U+0000; finding it here turns a database error into a 400. */
 export const hasNul = (s: string): boolean => s.includes("\u0000");
 
-function nulPath(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
-  if (typeof value === "string") return hasNul(value) ? path : null;
-  if (typeof value !== "object" || value === null) return null;
-  for (const [key, child] of Object.entries(value)) {
-    const key_ = Array.isArray(value) ? Number(key) : key;
-    if (hasNul(key)) return [...path, key_];
-    const found = nulPath(child, [...path, key_]);
-    if (found) return found;
+/** Deeper input is refused before anything recursive (validation, the database driver) sees it. */
+export const MAX_INPUT_DEPTH = 64;
+// With the u flag a lone surrogate reads as a code point of category Cs; a valid pair does not.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function stringProblem(s: string): string | null {
+  if (hasNul(s)) return "Must not contain U+0000";
+  if (LONE_SURROGATE.test(s)) return "Must be valid Unicode text (it holds a lone UTF-16 surrogate)";
+  return null;
+}
+
+/**
+ * The first thing in a JSON value that no field may hold: nesting deeper than MAX_INPUT_DEPTH, or a
+ * string or key that is not text Postgres can store (U+0000, a lone surrogate). Walks with its own
+ * stack, so however deep the value, it cannot overflow the call stack.
+ */
+export function unsafeInput(value: unknown): FieldError | null {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === "string") {
+      const problem = stringProblem(current);
+      if (problem) return { path: fieldPath(path), message: problem };
+      continue;
+    }
+    if (typeof current !== "object" || current === null) continue;
+    if (path.length >= MAX_INPUT_DEPTH) return { path: fieldPath(path), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
+    const entries = Object.entries(current);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      const step = Array.isArray(current) ? Number(key) : key;
+      const keyProblem = stringProblem(key);
+      if (keyProblem) return { path: fieldPath([...path, step]), message: keyProblem };
+      stack.push({ value: child, path: [...path, step] });
+    }
   }
   return null;
 }
 
 /** Parses input against a schema or throws a validation DomainError listing every problem. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = "Request body"): z.output<S> {
-  const nul = nulPath(input);
-  if (nul) throw invalid(`${what} is invalid`, [{ path: fieldPath(nul), message: "Must not contain U+0000" }]);
+  const unsafe = unsafeInput(input);
+  if (unsafe) throw invalid(`${what} is invalid`, [unsafe]);
   const result = schema.safeParse(input);
   if (!result.success) throw invalid(`${what} is invalid`, toFieldErrors(result.error));
   return result.data;

@@ -1,0 +1,70 @@
+// Input no field may hold is refused with a 400 naming where it is, before anything recursive runs:
+// nesting deeper than 64 levels, and strings or keys that are not text (a lone UTF-16 surrogate,
+// U+0000). Valid JSON all of it, so only the service can refuse it.
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+let policyId: string;
+let webhookId: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  policyId = (await t.request("POST", "/policies", { body: { name: "hostile-policy", action: "block" } })).body.id;
+  webhookId = (await t.request("POST", "/webhooks", { body: { name: "hostile-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" } })).body.id;
+});
+afterAll(() => t.close());
+
+const JSON_TYPE = { "content-type": "application/json" };
+const send = (method: string, path: string, rawBody: string) => t.request(method, path, { rawBody, headers: JSON_TYPE });
+
+/** `{"<field>":{"a":{"a":…}}}`, `depth` levels below the field, as raw JSON text. */
+const nestedIn = (field: string, depth: number) => `{"${field}":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+
+describe("deeply nested JSON", () => {
+  it.each([
+    ["POST", "/applications", "name"],
+    ["POST", "/policies", "name"],
+    ["PUT", "/policies/{id}", "conditions"],
+    ["PUT", "/webhooks/{id}", "name"],
+  ] as const)("%s %s answers 400 at the 64th level", async (method, template, field) => {
+    const path = template.replace("{id}", template.startsWith("/policies") ? policyId : webhookId);
+    const started = Date.now();
+    const res = await send(method, path, nestedIn(field, 10_000));
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const [error] = res.body.errors;
+    expect(error.message).toBe("Must not be nested deeper than 64 levels");
+    expect(error.path).toBe([field, ...Array(63).fill("a")].join("."));
+  });
+
+  it("is refused from the 64th level on, and shallower input reaches the ordinary validation", async () => {
+    const shallow = await send("POST", "/applications", nestedIn("name", 62));
+    expect(shallow.status).toBe(400);
+    expect(shallow.body.errors[0].path).toBe("name"); // not a string: the schema's own answer
+    const deep = await send("POST", "/applications", nestedIn("name", 64));
+    expect(deep.body.errors[0].message).toBe("Must not be nested deeper than 64 levels");
+  });
+});
+
+describe("strings that are not text", () => {
+  it("refuses a lone surrogate in a field with its path", async () => {
+    const res = await send("POST", "/webhooks", '{"name":"lone","url":"https://hooks.example.com/l","events":["scan.completed"],"secret":"x\\udfffy"}');
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: "secret", message: "Must be valid Unicode text (it holds a lone UTF-16 surrogate)" }]);
+  });
+
+  it("refuses a lone surrogate deep in an array and in a key", async () => {
+    const inArray = await send("POST", "/applications", '{"name":"tags","tags":["ok","\\ud800"]}');
+    expect(inArray.status).toBe(400);
+    expect(inArray.body.errors).toEqual([{ path: "tags[1]", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    const inKey = await send("POST", "/applications", '{"name":"key","\\udc00":1}');
+    expect(inKey.status).toBe(400);
+    expect(inKey.body.errors[0].message).toContain("lone UTF-16 surrogate");
+  });
+
+  it("accepts a valid surrogate pair (control)", async () => {
+    const res = await send("POST", "/applications", '{"name":"emoji \\ud83d\\udca5"}');
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe("emoji 💥");
+  });
+});
