@@ -10,6 +10,7 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { errorHandler, sendProblem } from "./middleware/errors.ts";
+import { requireWellFormedHost } from "./middleware/host-header.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { problem } from "./problem.ts";
@@ -35,6 +36,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
 
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler());
+  koa.use(requireWellFormedHost());
   koa.use(authenticate(deps.verifyToken));
   koa.use(rateLimit(deps.rateLimiter, deps.rateLimitPerMinute));
   for (const mw of deps.before ?? []) koa.use(mw);

@@ -1,6 +1,7 @@
 // Input no field may hold is refused with a 400 naming where it is, before anything recursive runs:
 // nesting deeper than 64 levels, and strings or keys that are not text (a lone UTF-16 surrogate,
-// U+0000). Valid JSON all of it, so only the service can refuse it.
+// U+0000). Valid JSON all of it, so only the service can refuse it. And a malformed Host header.
+import http from "node:http";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -66,5 +67,40 @@ describe("strings that are not text", () => {
     const res = await send("POST", "/applications", '{"name":"emoji \\ud83d\\udca5"}');
     expect(res.status).toBe(201);
     expect(res.body.name).toBe("emoji 💥");
+  });
+});
+
+describe("a malformed Host header", () => {
+  /** node:http, because fetch will not send a Host header of the caller's choosing. */
+  function withHost(method: string, path: string, host: string): Promise<{ status: number; type: string; body: any }> {
+    const { port } = new URL(t.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port, method, path, headers: { Host: host, "content-type": "application/json" } }, (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, type: String(res.headers["content-type"]), body: JSON.parse(text) }));
+      });
+      req.on("error", reject);
+      req.end(method === "POST" ? '{"query":"{ __typename }"}' : undefined);
+    });
+  }
+
+  it.each([
+    ["POST", "/graphql", "%00"],
+    ["POST", "/graphql", "a b"],
+    ["GET", "/applications", "%00"],
+    ["GET", "/applications?limit=1", "host/with/path"],
+    ["GET", "/healthz", "user@host"],
+  ])("%s %s with Host %p answers 400", async (method, path, host) => {
+    const res = await withHost(method, path, host);
+    expect(res.status).toBe(400);
+    expect(res.type).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: "validation_failed", errors: [{ path: "Host" }] });
+  });
+
+  it("lets well-formed ones through (control)", async () => {
+    for (const host of ["localhost", "127.0.0.1:8080", "[::1]:8080", "api.example.com"]) {
+      expect({ host, status: (await withHost("GET", "/healthz", host)).status }).toEqual({ host, status: 200 });
+    }
   });
 });
