@@ -1,5 +1,6 @@
 // Limits, GraphiQL and the committed schema file.
 import { readFileSync } from "node:fs";
+import { getIntrospectionQuery } from "graphql";
 import { printedSchema, SCHEMA_FILE } from "../../src/graphql/print-schema.ts";
 import { GRAPHQL_LIMITS } from "../../src/graphql/limits.ts";
 import { codesOf, gql } from "../helpers/graphql.ts";
@@ -26,7 +27,9 @@ describe("GraphQL limits and GraphiQL", () => {
   const rejected = async (app: TestApp, query: string, pattern: RegExp) => {
     const res = await gql(app, query);
     expect(res.body.data ?? undefined).toBeUndefined();
-    expect(res.body.errors.map((e: { message: string }) => e.message).join(" ")).toMatch(pattern);
+    const messages = res.body.errors.map((e: { message: string }) => e.message).join(" ");
+    expect(messages).toMatch(pattern);
+    expect(messages).not.toMatch(/syntax error/i); // a limit, named as such
   };
 
   it("rejects queries deeper than the limit and accepts one at the limit", async () => {
@@ -38,6 +41,23 @@ describe("GraphQL limits and GraphiQL", () => {
     };
     expect(codesOf(await gql(t, nest(1)))).toEqual([]);
     await rejected(t, nest(3), /depth/i);
+  });
+
+  it("exempts introspection from the depth and cost limits, so GraphQL tools can read the schema", async () => {
+    for (const app of [t, prod]) {
+      const full = await gql(app, getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, inputValueDeprecation: true }));
+      expect(codesOf(full)).toEqual([]);
+      expect(full.body.data.__schema.types.map((type: { name: string }) => type.name)).toContain("Application");
+      const typeRefs = "name kind ofType { name kind ofType { name kind ofType { name kind ofType { name kind } } } }";
+      const deep = await gql(app, `{ __type(name: "Application") { name fields { name type { ${typeRefs} } args { type { ${typeRefs} } } } } }`);
+      expect(codesOf(deep)).toEqual([]);
+      expect(deep.body.data.__type.fields.length).toBeGreaterThan(3);
+    }
+  });
+
+  it("still limits the depth of a query that asks for data beside introspection", async () => {
+    const typeRefs = "ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } }";
+    await rejected(t, `{ applications(first: 1) { totalCount } __type(name: "Application") { fields { type { ${typeRefs} } } } }`, /depth limit of 10/i);
   });
 
   it("rejects too many aliases", async () => {
