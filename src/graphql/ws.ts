@@ -8,6 +8,7 @@ import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import type { Actor } from "../auth/scopes.ts";
+import { onTokenExpiry } from "../auth/token-expiry.ts";
 import type { TokenVerifier } from "../auth/verify-token.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { MAX_BODY_BYTES } from "../http/json-body.ts";
@@ -21,7 +22,6 @@ export interface GraphqlWsDeps {
 
 interface ConnectionState {
   actor?: Actor;
-  expiry?: NodeJS.Timeout;
 }
 
 function bearerOf(payload: Record<string, unknown> | undefined): string | undefined {
@@ -46,14 +46,7 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () =>
           return false; // → 4403 Forbidden
         }
         const socket = ctx.extra.socket;
-        // setTimeout's limit is ~24.8 days; longer-lived tokens get re-armed.
-        const arm = () => {
-          const ms = state.actor!.exp * 1000 - Date.now();
-          state.expiry = setTimeout(() => (ms > 2 ** 31 - 1 ? arm() : socket.close(CloseCode.Forbidden, "Token expired")), Math.min(Math.max(ms, 0), 2 ** 31 - 1));
-          state.expiry.unref();
-        };
-        arm();
-        socket.once("close", () => clearTimeout(state.expiry));
+        socket.once("close", onTokenExpiry(state.actor.exp, () => socket.close(CloseCode.Forbidden, "Token expired")));
         return true;
       },
       execute: (args) => (args.rootValue as Enveloped).execute(args),

@@ -2,6 +2,7 @@
 // body parser in front: Yoga reads the request itself. The same Yoga instance serves graphql-ws
 // (ws.ts) through `yoga.getEnveloped`, so both transports share plugins, limits and context.
 import { Readable } from "node:stream";
+import { onTokenExpiry } from "../auth/token-expiry.ts";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type Koa from "koa";
 import type { Actor } from "../auth/scopes.ts";
@@ -79,6 +80,18 @@ export function graphqlMiddleware(
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.set(key, value));
     // Streamed as it comes (SSE subscriptions stay open); Yoga's body may be a ponyfilled stream.
-    if (response.body) ctx.body = Readable.from(response.body as unknown as AsyncIterable<Uint8Array>);
+    if (!response.body) return;
+    const stream = Readable.from(response.body as unknown as AsyncIterable<Uint8Array>);
+    ctx.body = stream;
+    if (ctx.state.actor && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      // Like a graphql-ws socket, an event stream ends when the token that opened it expires; ending
+      // the source also ends the subscription behind it.
+      const cancel = onTokenExpiry(ctx.state.actor.exp, () => {
+        stream.unpipe(ctx.res);
+        stream.destroy();
+        ctx.res.end();
+      });
+      ctx.res.once("close", cancel);
+    }
   };
 }

@@ -250,4 +250,27 @@ describe("SSE subscriptions", () => {
     const data = JSON.parse(text.split("event: next\ndata: ")[1]!.split("\n")[0]!);
     expect(data.data.scanCompleted.applicationId).toBe(appId);
   });
+
+  it("ends the stream when the token expires, as a graphql-ws socket closes", async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await mintToken({ secret: TEST_JWT_SECRET, sub: "short-sse", scopes: ["admin"], expiresIn: exp });
+    const res = await fetch(`${t.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: "subscription { scanCompleted { id } }" }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = "";
+    const ended = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return Date.now();
+        text += new TextDecoder().decode(value);
+      }
+    })();
+    await produceUntilSeen(() => text.includes("event: next"), () => commitEvent("scan.completed", scanData(newId())));
+    const endedAt = await Promise.race([ended, new Promise<number>((_, reject) => setTimeout(() => reject(new Error("the stream outlived its token")), 8000))]);
+    expect(endedAt).toBeGreaterThanOrEqual(exp * 1000);
+  });
 });
