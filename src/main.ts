@@ -6,6 +6,7 @@ import { loadOrCreateDevSecret } from "./auth/dev-secret.ts";
 import { mintToken } from "./auth/mint-token.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
+import { embeddedPostgresAccessProblem } from "./db/embedded-access.ts";
 import { migrate } from "./db/migrate.ts";
 import { createLogger } from "./log.ts";
 
@@ -16,6 +17,11 @@ const DATA_DIR = path.resolve(".data");
  * SIGTERM/SIGINT by exiting at once. Our own shutdown stops the database after draining instead.
  */
 async function startEmbedded(port: number) {
+  const problem = embeddedPostgresAccessProblem(path.join(DATA_DIR, "postgres"));
+  if (problem) {
+    console.error(problem);
+    process.exit(1);
+  }
   const { startEmbeddedPostgres } = await import("./db/embedded.ts");
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);
   return startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port, database: "appsec" });
