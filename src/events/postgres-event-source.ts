@@ -47,7 +47,10 @@ export function postgresEventSource(deps: { databaseUrl: string; pool: pg.Pool; 
   };
 
   async function loadAndDeliver(txId: string, deliver: (event: EventEnvelope) => void, stopped: () => boolean): Promise<void> {
-    if (!/^\d{1,20}$/.test(txId)) return void deps.log.warn({ payload: txId.slice(0, 100) }, "ignoring a malformed events notification");
+    if (!/^\d{1,20}$/.test(txId)) {
+      deps.log.warn({ payload: txId.slice(0, 100) }, "ignoring a malformed events notification");
+      return;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         const events = await load(txId);
