@@ -9,7 +9,6 @@
 // endpoint at once adapts to how it answers (endpoint-limiter.ts).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type pg from "pg";
 import { Agent } from "undici";
 import type { BackgroundWorker } from "../app.ts";
 import type { Config } from "../config.ts";
@@ -82,8 +81,8 @@ export interface WebhookDispatcher extends BackgroundWorker {
 }
 
 export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
-  const { db, config, log, metrics } = options;
-  const pool: pg.Pool = db.pool;
+  const { config, log, metrics } = options;
+  const { pool } = options.db;
   const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = leaseFor(config.WEBHOOK_TIMEOUT_MS);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -219,7 +218,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function fanOut(): Promise<number> {
     let fannedOut = 0;
     for (;;) {
-      const { events } = await fanOutEvents(pool, FAN_OUT_BATCH);
+      const events = await fanOutEvents(pool, FAN_OUT_BATCH);
       fannedOut += events.length;
       // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
       if (events.length && options.publishEvents) {

@@ -22,20 +22,11 @@ const FAN_OUT = `
     SELECT uuid_v7(), w.id, m.id, 'pending', now(), now(), now()
       FROM marked m JOIN webhooks w ON w.status <> 'disabled' AND m.type = ANY (w.events)
      ORDER BY m.occurred_at, m.id
-    RETURNING 1
   )
-  SELECT id, type, data, occurred_at, (SELECT count(*) FROM queued)::int AS queued
-    FROM marked ORDER BY occurred_at, id`;
+  SELECT id, type, data, occurred_at FROM marked ORDER BY occurred_at, id`;
 
-export interface FannedOut {
-  /** The events fanned out, in the order they happened. */
-  events: EventEnvelope[];
-  /** Deliveries queued for them. */
-  queued: number;
-}
-
-/** Fans out up to `batchSize` events. */
-export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<FannedOut> {
-  const { rows } = await pool.query<EventRow & { queued: number }>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize] });
-  return { events: rows.map(toEventEnvelope), queued: rows[0]?.queued ?? 0 };
+/** Fans out up to `batchSize` events; returns them in the order they happened. */
+export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<EventEnvelope[]> {
+  const { rows } = await pool.query<EventRow>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize] });
+  return rows.map(toEventEnvelope);
 }
