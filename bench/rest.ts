@@ -1,6 +1,7 @@
 // REST and GraphQL load: the real service (`src/main.ts`, its own process) on a fresh database,
 // loaded over loopback with autocannon from this process. Prints requests/s, latency percentiles
 // and the server's resident memory per scenario.
+import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { spawn } from "node:child_process";
 import autocannon from "autocannon";
@@ -33,7 +34,7 @@ async function serverRss(base: string): Promise<number> {
 export async function runRestBench(): Promise<void> {
   const db = await benchDatabase();
   const server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
+    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${PORT}`;

@@ -7,6 +7,7 @@
 //   BENCH_WEBHOOK_BURST=10000                      events in a burst
 //   BENCH_CPU_PROF_DIR=dir                         each service process writes a CPU profile there
 //   WEBHOOK_CONCURRENCY=… WEBHOOK_ENDPOINT_…=…     passed on to the service, to compare settings
+import { randomBytes } from "node:crypto";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { recordEvents, type NewEvent } from "../src/events/outbox.ts";
@@ -82,6 +83,7 @@ async function startHarness() {
     DATABASE_URL: database.url,
     NODE_ENV: "production",
     AUTH_JWT_SECRET: JWT_SECRET,
+    WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",

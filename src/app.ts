@@ -10,6 +10,8 @@ import { readMigrations } from "./db/migrate.ts";
 import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
 import { createDispatcher } from "./dispatcher/dispatcher.ts";
 import type { DomainSettings, ServiceContext } from "./domain/context.ts";
+import { resealWebhookSecrets } from "./domain/webhooks/reseal-secrets.ts";
+import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts";
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
@@ -48,6 +50,8 @@ export interface AppOptions {
   databaseUrl: string;
   /** HS256 secret in force (the configured one or the zero-setup development one). */
   jwtSecret?: string;
+  /** Keys sealing webhook secrets (WEBHOOK_SECRET_KEYS or the zero-setup development one). */
+  webhookSecretKeys?: readonly Buffer[];
   log?: Logger;
   /** Engines replacing the simulator for some scan types (tests). */
   scanEngines?: Partial<Record<ScanType, ScannerEngine>>;
@@ -65,6 +69,8 @@ export interface App {
   workers: BackgroundWorker[];
   yoga: GraphQLYoga;
   events: EventBus;
+  /** Seals and opens webhook secrets (WEBHOOK_SECRET_KEYS). */
+  webhookSecrets: SecretBox;
   /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
   attachGraphqlWs(server: http.Server): void;
   scanRunner: ScanRunner;
@@ -74,10 +80,16 @@ export interface App {
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const log = options.log ?? createLogger(config.LOG_LEVEL);
+  const webhookSecrets = createSecretBox(options.webhookSecretKeys ?? config.WEBHOOK_SECRET_KEYS ?? []);
   const db = openDatabase(options.databaseUrl);
   const metrics = createMetrics();
   const migrations = await readMigrations();
-  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const resealed = await resealWebhookSecrets(db.pool, webhookSecrets).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
+  if (resealed) log.info({ resealed, keyId: webhookSecrets.sealingKeyId }, "webhook secrets sealed with the current key");
+  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets };
 
   const verifyToken = createTokenVerifier({
     jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
@@ -138,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
   });
-  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, publishEvents: feed.publish }));
+  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
   return {
@@ -154,6 +166,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     scanRunner,
     yoga,
     events,
+    webhookSecrets,
     attachGraphqlWs(target) {
       closeGraphqlWs.push(attachGraphqlWs(target, { yoga, verifyToken, serviceContext: (actor) => serviceContextFor(actor) }));
     },

@@ -1,12 +1,24 @@
 // The only reader of process.env: every setting is validated once at start-up, typed and frozen.
 import { z } from "zod";
 import { EMBEDDED_PORT } from "./db/embedded-url.ts";
+import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
+const BASE64_KEY = /^[A-Za-z0-9+/]{43}=?$/; // 32 bytes
+/** Comma-separated base64 keys of 32 bytes; the message never repeats the value. */
+const secretKeys = z.string().transform((value, ctx) => {
+  const parts = value.split(",").map((part) => part.trim()).filter(Boolean);
+  const keys = parts.filter((part) => BASE64_KEY.test(part)).map((part) => Buffer.from(part, "base64"));
+  if (keys.length === 0 || keys.length !== parts.length) {
+    ctx.addIssue({ code: "custom", message: `must be comma-separated base64 keys of ${SECRET_KEY_BYTES} bytes each (e.g. openssl rand -base64 32)` });
+    return z.NEVER;
+  }
+  return keys;
+});
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -34,6 +46,8 @@ const envSchema = z.object({
   /** Ceiling and floor of the adaptive number of attempts in flight to one subscription's endpoint. */
   WEBHOOK_ENDPOINT_CONCURRENCY: int(1, 10_000).default(64),
   WEBHOOK_ENDPOINT_MIN_CONCURRENCY: int(1, 10_000).default(2),
+  /** Keys sealing webhook secrets at rest: the first seals, all open (rotation). */
+  WEBHOOK_SECRET_KEYS: secretKeys.optional(),
   RATE_LIMIT_PER_MINUTE: int(1).default(6000),
   METRICS_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -55,6 +69,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config = parsed.data;
   if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) {
     throw new ConfigError("Invalid configuration:\n  AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production");
+  }
+  if (config.NODE_ENV === "production" && !config.WEBHOOK_SECRET_KEYS) {
+    throw new ConfigError("Invalid configuration:\n  WEBHOOK_SECRET_KEYS is required in production (e.g. openssl rand -base64 32)");
   }
   if (config.WEBHOOK_ENDPOINT_MIN_CONCURRENCY > config.WEBHOOK_ENDPOINT_CONCURRENCY) {
     throw new ConfigError("Invalid configuration:\n  WEBHOOK_ENDPOINT_MIN_CONCURRENCY must not exceed WEBHOOK_ENDPOINT_CONCURRENCY");

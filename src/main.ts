@@ -2,12 +2,13 @@
 // → background workers; SIGTERM/SIGINT stop taking work, finish in-flight requests, then exit.
 import path from "node:path";
 import { buildApp } from "./app.ts";
-import { loadOrCreateDevSecret } from "./auth/dev-secret.ts";
 import { mintToken } from "./auth/mint-token.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { embeddedPostgresAccessProblem } from "./db/embedded-access.ts";
 import { migrate } from "./db/migrate.ts";
+import { loadOrCreateDevJwtSecret, loadOrCreateDevWebhookKey } from "./dev-keys.ts";
+import { UnopenableSecrets } from "./domain/webhooks/reseal-secrets.ts";
 import { createLogger } from "./log.ts";
 
 const DATA_DIR = path.resolve(".data");
@@ -47,11 +48,16 @@ async function main() {
   const applied = await migrate(migrator.pool).finally(() => migrator.close());
   if (applied.length) log.info({ applied }, "migrations applied");
 
+  const development = config.NODE_ENV !== "production";
   const devSecret =
-    !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && config.NODE_ENV !== "production"
-      ? loadOrCreateDevSecret(DATA_DIR)
-      : undefined;
-  const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, log });
+    !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && development ? loadOrCreateDevJwtSecret(DATA_DIR) : undefined;
+  const webhookSecretKeys = config.WEBHOOK_SECRET_KEYS ?? (development ? [loadOrCreateDevWebhookKey(DATA_DIR)] : []);
+  const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, webhookSecretKeys, log }).catch(async (err) => {
+    if (!(err instanceof UnopenableSecrets)) throw err;
+    console.error(err.message);
+    await embedded?.stop();
+    process.exit(2);
+  });
 
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));

@@ -3,9 +3,9 @@
 // zero-setup server uses).
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadOrCreateDevSecret } from "../auth/dev-secret.ts";
 import { mintToken } from "../auth/mint-token.ts";
-import { loadConfig } from "../config.ts";
+import { ConfigError, loadConfig } from "../config.ts";
+import { loadOrCreateDevJwtSecret } from "../dev-keys.ts";
 
 const { values } = parseArgs({
   options: {
@@ -14,7 +14,14 @@ const { values } = parseArgs({
     expires: { type: "string", default: "12h" },
   },
 });
-const config = loadConfig();
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}
 if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET) {
   console.error("No AUTH_JWT_SECRET: in production tokens come from your identity provider.");
   process.exit(2);
@@ -24,7 +31,7 @@ if (!scopes.length) {
   console.error('Give at least one --scope, e.g. --scope admin or --scope "applications:read scans:write"');
   process.exit(2);
 }
-const secret = config.AUTH_JWT_SECRET ?? loadOrCreateDevSecret(path.resolve(".data"));
+const secret = config.AUTH_JWT_SECRET ?? loadOrCreateDevJwtSecret(path.resolve(".data"));
 console.log(
   await mintToken({ secret, sub: values.sub, scopes, expiresIn: values.expires, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE }),
 );

@@ -14,7 +14,8 @@ export interface ClaimedDelivery {
   attemptCount: number;
   firstAttemptAt: Date | null;
   url: string;
-  secret: string;
+  /** Opened only to sign (secret-box.ts). */
+  sealedSecret: string;
   webhookStatus: "active" | "error" | "disabled";
   eventId: string;
   eventType: EventType;
@@ -69,7 +70,7 @@ const CLAIM = `
      SET lease_owner = $1, lease_expires_at = now() + $2::int * interval '1 millisecond'
     FROM picked, webhooks w, events e
    WHERE d.id = picked.id AND w.id = d.webhook_id AND e.id = d.event_id
-  RETURNING d.id, d.webhook_id, d.attempt_count, d.first_attempt_at, w.url, w.secret, w.status::text AS webhook_status,
+  RETURNING d.id, d.webhook_id, d.attempt_count, d.first_attempt_at, w.url, w.sealed_secret, w.status::text AS webhook_status,
             e.id AS event_id, e.type AS event_type, e.data AS event_data, e.occurred_at`;
 
 type ClaimRow = {
@@ -78,7 +79,7 @@ type ClaimRow = {
   attempt_count: number;
   first_attempt_at: Date | null;
   url: string;
-  secret: string;
+  sealed_secret: string;
   webhook_status: ClaimedDelivery["webhookStatus"];
   event_id: string;
   event_type: EventType;
@@ -100,7 +101,7 @@ export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Pro
     attemptCount: r.attempt_count,
     firstAttemptAt: r.first_attempt_at,
     url: r.url,
-    secret: r.secret,
+    sealedSecret: r.sealed_secret,
     webhookStatus: r.webhook_status,
     eventId: r.event_id,
     eventType: r.event_type,

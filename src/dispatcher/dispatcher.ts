@@ -16,6 +16,7 @@ import type { Database } from "../db/client.ts";
 import { listen, type Listening } from "../db/listen.ts";
 import type { EventEnvelope } from "../events/catalog.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
+import { SecretKeyUnavailable, type SecretBox } from "../domain/webhooks/secret-box.ts";
 import { EVENTS_CHANNEL } from "../events/outbox.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -57,6 +58,8 @@ export interface DispatcherOptions {
   >;
   log: Logger;
   metrics: Pick<Metrics, "webhookDeliveries" | "webhookAttemptDuration">;
+  /** Opens each subscription's secret to sign its attempt. */
+  webhookSecrets: SecretBox;
   /** Lease owner name; unique per instance by default. */
   instanceId?: string;
   pollIntervalMs?: number;
@@ -81,7 +84,7 @@ export interface WebhookDispatcher extends BackgroundWorker {
 }
 
 export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
-  const { config, log, metrics } = options;
+  const { config, log, metrics, webhookSecrets } = options;
   const { pool } = options.db;
   const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = leaseFor(config.WEBHOOK_TIMEOUT_MS);
@@ -126,7 +129,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     const attemptedAt = new Date();
     // IP literals never reach the guarded lookup, so the URL itself is checked on every attempt.
     const refusal = checkWebhookUrl(delivery.url, { allowPrivateTargets });
-    const result: SentAttempt = refusal ? { error: "forbidden_target", durationMs: 0, detail: refusal } : await send(delivery, attemptedAt);
+    const result: SentAttempt = refusal
+      ? { error: "forbidden_target", durationMs: 0, detail: refusal }
+      : await send(delivery, attemptedAt).catch((err: unknown) => {
+          if (!(err instanceof SecretKeyUnavailable)) throw err;
+          return { error: "secret_unavailable", durationMs: 0, detail: err.message } as const;
+        });
     metrics.webhookAttemptDuration.observe(result.durationMs / 1000);
 
     const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt;
@@ -164,7 +172,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
 
   async function send(delivery: ClaimedDelivery, attemptedAt: Date): Promise<SentAttempt> {
     const request = buildDeliveryRequest({
-      secret: delivery.secret,
+      secret: webhookSecrets.open(delivery.sealedSecret, delivery.webhookId),
       deliveryId: delivery.id,
       eventId: delivery.eventId,
       eventType: delivery.eventType,

@@ -109,7 +109,8 @@ export function endpointSignal(
   result: { statusCode?: number; error?: string; durationMs: number },
   timeoutMs: number,
 ): EndpointSignal {
-  if (result.error === "forbidden_target") return "healthy"; // refused here; nothing was asked of it
+  // Refused or unsigned here: nothing was asked of the endpoint.
+  if (result.error === "forbidden_target" || result.error === "secret_unavailable") return "healthy";
   if (result.statusCode === undefined) return "congested";
   if (result.statusCode >= 500 || result.statusCode === 429) return "congested";
   return result.durationMs > timeoutMs / 2 ? "congested" : "healthy";

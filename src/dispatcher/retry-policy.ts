@@ -24,8 +24,12 @@ export function nextAttemptDelay({
   return Math.round(base * (1 - RETRY_JITTER * random()));
 }
 
-/** How an attempt failed without an HTTP answer. `forbidden_target`: the SSRF guard refused it. */
-export type AttemptError = "timeout" | "connection" | "forbidden_target";
+/**
+ * How an attempt failed without an HTTP answer. `forbidden_target`: the SSRF guard refused it.
+ * `secret_unavailable`: no configured key opens the subscription's secret, so nothing was sent
+ * (retried: putting the key back fixes it).
+ */
+export type AttemptError = "timeout" | "connection" | "forbidden_target" | "secret_unavailable";
 
 export type AttemptResult = { statusCode: number; error?: undefined } | { statusCode?: undefined; error: AttemptError };
 

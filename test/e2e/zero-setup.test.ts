@@ -47,9 +47,12 @@ it("serves from an embedded Postgres, prints a working token and keeps data acro
 it("drains on SIGTERM: an in-flight request finishes and the process exits 0", async () => {
   const { createTestDatabase } = await import("../helpers/database.ts");
   const { mintToken } = await import("../../src/auth/mint-token.ts");
+  const { TEST_WEBHOOK_SECRET_KEYS } = await import("../helpers/test-app.ts");
   const database = await createTestDatabase();
   const secret = "e2e-secret-e2e-secret-e2e-secret-012345";
-  const service = await startServiceProcess({ env: { DATABASE_URL: database.url, AUTH_JWT_SECRET: secret, NODE_ENV: "production" } });
+  const service = await startServiceProcess({
+    env: { DATABASE_URL: database.url, AUTH_JWT_SECRET: secret, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, NODE_ENV: "production" },
+  });
   try {
     const token = await mintToken({ secret, sub: "e2e", scopes: ["admin"] });
     // A body sent slowly keeps the request in flight while SIGTERM arrives.

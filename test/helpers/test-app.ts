@@ -3,10 +3,15 @@ import type { AddressInfo } from "node:net";
 import { buildApp, type App } from "../../src/app.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { loadConfig } from "../../src/config.ts";
+import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { Logger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123";
+/** WEBHOOK_SECRET_KEYS of every test instance (32 bytes, base64). */
+export const TEST_WEBHOOK_SECRET_KEYS = Buffer.alloc(32, "test-webhook-key").toString("base64");
+/** Seals and opens secrets as a test instance does, for rows a test writes or reads itself. */
+export const testSecretBox = () => createSecretBox([Buffer.from(TEST_WEBHOOK_SECRET_KEYS, "base64")]);
 
 export interface TestApp {
   app: App;
@@ -44,6 +49,7 @@ export async function startTestApp(
   const config = loadConfig({
     NODE_ENV: "test",
     AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
     LOG_LEVEL: "silent",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
     ...env,

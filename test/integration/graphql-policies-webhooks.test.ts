@@ -65,7 +65,8 @@ describe("GraphQL webhooks", () => {
     });
     expect(updated.body.data.updateWebhook).toMatchObject({ status: "DISABLED", secret: "********", name: "siem" });
     const row = await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
-    expect(row.secret).toBe("s3cret-value");
+    expect(row.sealedSecret).not.toContain("s3cret-value");
+    expect(t.app.webhookSecrets.open(row.sealedSecret, row.id)).toBe("s3cret-value");
 
     const bad = await gql(t, `mutation { createWebhook(input: { name: "x", url: "http://example.com", events: [SCAN_FAILED], secret: "k" }) { id } }`);
     expect(codesOf(bad)).toEqual(["BAD_USER_INPUT"]);

@@ -13,6 +13,7 @@ import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { eventually } from "../helpers/scan-engines.ts";
+import { testSecretBox } from "../helpers/test-app.ts";
 
 let database: TestDatabase;
 let db: Database;
@@ -146,6 +147,7 @@ describe("the webhook dispatcher", () => {
       },
       log,
       metrics: { webhookDeliveries: { inc: () => {} }, webhookAttemptDuration: { observe: () => {} } } as never,
+      webhookSecrets: testSecretBox(),
       pollIntervalMs: 60_000,
     });
     d.start();

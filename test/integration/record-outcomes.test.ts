@@ -21,7 +21,7 @@ const OWNER = "this-instance";
 async function webhook(status: "active" | "error" = "active"): Promise<string> {
   const id = newId();
   await db.pool.query(
-    "INSERT INTO webhooks (id, name, url, events, secret, status, created_at, updated_at) VALUES ($1, $2, 'https://hooks.example.com/x', '{scan.completed}', 's', $3, now(), now())",
+    "INSERT INTO webhooks (id, name, url, events, sealed_secret, status, created_at, updated_at) VALUES ($1, $2, 'https://hooks.example.com/x', '{scan.completed}', 'plain:s', $3, now(), now())",
     [id, `hook-${id}`, status],
   );
   return id;

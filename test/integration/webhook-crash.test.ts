@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { startServiceProcess } from "../helpers/service-process.ts";
-import { TEST_JWT_SECRET } from "../helpers/test-app.ts";
+import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS, testSecretBox } from "../helpers/test-app.ts";
 
 const SECRET = "crash-test-secret";
 
@@ -43,6 +43,7 @@ const startService = async (): Promise<ChildProcess> =>
         DATABASE_URL: testDb.url,
         NODE_ENV: "test",
         AUTH_JWT_SECRET: TEST_JWT_SECRET,
+        WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
         NODE_EXTRA_CA_CERTS: cert.certPath,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
         WEBHOOK_TIMEOUT_MS: "1000", // leases last twice this + 5 s
@@ -66,8 +67,10 @@ const emit = () =>
 
 it("delivers every committed event at least once across a SIGKILL, and nothing for a rolled-back one", async () => {
   const now = new Date();
+  const id = newId();
+  const sealedSecret = testSecretBox().seal(SECRET, id);
   await db.prisma.webhook.create({
-    data: { id: newId(), name: "crash", url: receiver.url("/crash"), events: ["vulnerability.created"], secret: SECRET, status: "active", createdAt: now, updatedAt: now },
+    data: { id, name: "crash", url: receiver.url("/crash"), events: ["vulnerability.created"], sealedSecret, status: "active", createdAt: now, updatedAt: now },
   });
   receiver.answer = () => ({ status: 200, delayMs: 300 }); // slow: attempts stay in flight
 

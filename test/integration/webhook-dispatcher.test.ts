@@ -1,9 +1,11 @@
 // The webhook dispatcher against a real HTTPS receiver (self-signed certificate, trusted through the
 // dispatcher's test-only `tls.ca` seam; the crash test proves the production path trusts
 // NODE_EXTRA_CA_CERTS). Time is compressed by configuration and passes are driven with runOnce().
+import { randomBytes } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
+import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { ResolveAll } from "../../src/dispatcher/ssrf-guard.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
@@ -53,6 +55,7 @@ function dispatcher(overrides: Partial<DispatcherOptions> = {}): WebhookDispatch
     config: t.app.config,
     log: t.app.log,
     metrics: t.app.metrics,
+    webhookSecrets: t.app.webhookSecrets,
     tls: { ca: cert.cert },
     ...overrides,
   });
@@ -62,8 +65,10 @@ function dispatcher(overrides: Partial<DispatcherOptions> = {}): WebhookDispatch
 
 async function createWebhook(url: string, events: EventType[] = ["scan.completed"], status: WebhookStatus = "active") {
   const now = new Date();
+  const id = newId();
+  const sealedSecret = t.app.webhookSecrets.seal(SECRET, id);
   return t.app.db.prisma.webhook.create({
-    data: { id: newId(), name: `hook-${now.getTime()}`, url, events, secret: SECRET, status, createdAt: now, updatedAt: now },
+    data: { id, name: `hook-${now.getTime()}`, url, events, sealedSecret, status, createdAt: now, updatedAt: now },
   });
 }
 
@@ -233,6 +238,22 @@ describe("outcomes", () => {
     expect(delivery).toMatchObject({ status: "pending" });
     expect(delivery!.attempts).toMatchObject([{ statusCode: null, error: expect.stringMatching(/^connection/) }]);
     expect(delivery!.attempts[0]!.nextAttemptAt).not.toBeNull();
+  });
+
+  it("sends nothing unsigned when no configured key opens the secret, and retries once the key is back", async () => {
+    const hook = await createWebhook(receiver.url("/unopenable"));
+    await emit();
+    const otherKeys = createSecretBox([randomBytes(32)]);
+    await dispatcher({ webhookSecrets: otherKeys }).runOnce();
+    expect(receiver.requests).toHaveLength(0);
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(delivery).toMatchObject({ status: "pending" });
+    expect(delivery!.attempts).toMatchObject([{ statusCode: null, error: expect.stringMatching(/^secret_unavailable: no configured WEBHOOK_SECRET_KEYS key/) }]);
+
+    await t.app.db.pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1", [delivery!.id]);
+    await dispatcher().runOnce();
+    expect(receiver.requests.map((r) => r.path)).toEqual(["/unopenable"]);
+    expect(verifyWebhookDelivery({ rawBody: receiver.requests[0]!.rawBody, secret: SECRET, headers: receiver.requests[0]!.headers })).toBeDefined();
   });
 
   it("gives up after the retry window, turns the subscription `error`, and a later success turns it `active`", async () => {

@@ -19,7 +19,8 @@ const valid = (overrides: Record<string, unknown> = {}) => ({
 });
 const create = (body: unknown) => t.request("POST", "/webhooks", { body });
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path);
-const storedSecret = async (id: string) => (await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id } })).secret;
+const storedSecret = async (id: string) =>
+  t.app.webhookSecrets.open((await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id } })).sealedSecret, id);
 
 describe("CreateWebhook", () => {
   it("creates an active subscription with a masked secret, a Location and no updatedAt", async () => {

@@ -1,5 +1,8 @@
 import { ConfigError, loadConfig } from "../../src/config.ts";
 
+const KEY_A = Buffer.alloc(32, "key-a").toString("base64");
+const KEY_B = Buffer.alloc(32, "key-b").toString("base64");
+
 describe("loadConfig", () => {
   it("has the documented defaults", () => {
     const config = loadConfig({});
@@ -38,8 +41,22 @@ describe("loadConfig", () => {
     [{ RATE_LIMIT_PER_MINUTE: "0" }, "RATE_LIMIT_PER_MINUTE"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
     [{ NODE_ENV: "production" }, "AUTH_JWT_SECRET or AUTH_JWKS_URL"],
+    [{ NODE_ENV: "production", AUTH_JWT_SECRET: "x".repeat(32) }, "WEBHOOK_SECRET_KEYS is required in production"],
+    [{ WEBHOOK_SECRET_KEYS: "not-base64-at-all" }, "WEBHOOK_SECRET_KEYS"],
+    [{ WEBHOOK_SECRET_KEYS: Buffer.alloc(16, 7).toString("base64") }, "WEBHOOK_SECRET_KEYS"],
+    [{ WEBHOOK_SECRET_KEYS: `${KEY_A},${KEY_A.slice(1)}` }, "WEBHOOK_SECRET_KEYS"],
   ])("refuses %j, naming %s", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it("reads WEBHOOK_SECRET_KEYS as 32-byte keys in order, and never repeats a bad value", () => {
+    expect(loadConfig({ WEBHOOK_SECRET_KEYS: ` ${KEY_A} , ${KEY_B}` }).WEBHOOK_SECRET_KEYS).toEqual([
+      Buffer.from(KEY_A, "base64"),
+      Buffer.from(KEY_B, "base64"),
+    ]);
+    const leaked = KEY_A.slice(0, 40);
+    expect(() => loadConfig({ WEBHOOK_SECRET_KEYS: leaked })).toThrow(/base64 keys of 32 bytes/);
+    expect(() => loadConfig({ WEBHOOK_SECRET_KEYS: leaked })).not.toThrow(leaked);
   });
 });

@@ -43,18 +43,21 @@ export async function createWebhook(ctx: ServiceContext, body: unknown): Promise
   requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).create, bodyObject(body, CREATE_READ_ONLY_FIELDS));
   requireEventScopes(ctx, input.events);
+  const { secret, ...fields } = input;
+  const id = newId();
   const now = new Date();
   return ctx.db.webhook.create({
-    data: { id: newId(), ...input, status: "active", createdAt: now, updatedAt: now },
+    data: { id, ...fields, sealedSecret: ctx.settings.webhookSecrets.seal(secret, id), status: "active", createdAt: now, updatedAt: now },
   });
 }
 
-function updateData(input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutationInput {
+function updateData(ctx: ServiceContext, id: string, input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutationInput {
   return {
     ...(input.name !== undefined && { name: input.name }),
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: input.events }),
-    ...(input.secret !== undefined && input.secret !== SECRET_MASK && { secret: input.secret }),
+    ...(input.secret !== undefined &&
+      input.secret !== SECRET_MASK && { sealedSecret: ctx.settings.webhookSecrets.seal(input.secret, id) }),
     ...(input.status !== undefined && { status: input.status }),
   };
 }
@@ -78,7 +81,7 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
         { path: "status", message: "Only active or disabled can be set; error is assigned by the service" },
       ]);
     }
-    const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(input), updatedAt: new Date() } });
+    const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(ctx, id, input), updatedAt: new Date() } });
     if (updated.status === "disabled") {
       await tx.$executeRaw`
         UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
