@@ -1,14 +1,12 @@
-// Runs the real service entry point (src/main.ts) as a child process, as `npm start` does.
+// Runs the service as `npm start` does (`node dist/main.js`, the compiled build) in a child process.
+// The jest global setup brings dist/ up to date first (test/helpers/global-setup.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-// `node --import tsx` keeps the service in this one process (the tsx CLI would run it in a
-// grandchild and relay signals), so SIGTERM and SIGKILL reach the service itself, as with npm start.
-const TSX_LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const MAIN = path.join(ROOT, "src/main.ts");
+const MAIN = path.join(ROOT, "dist/main.js");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,7 +28,7 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts src/main.ts and resolves once /readyz answers 200. */
+/** Starts dist/main.js and resolves once /readyz answers 200. */
 export async function startServiceProcess(options: {
   env: Record<string, string>;
   cwd?: string;
@@ -40,7 +38,7 @@ export async function startServiceProcess(options: {
 }): Promise<ServiceProcess> {
   const port = Number(options.env.PORT ?? (await freePort()));
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...options.env, PORT: String(port) };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", TSX_LOADER, MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.on("data", (chunk) => (err += String(chunk)));
   child.stdout!.resume();
