@@ -1,6 +1,7 @@
 // REST and GraphQL load: the real service (`src/main.ts`, its own process) on a fresh database,
 // loaded over loopback with autocannon from this process. Prints requests/s, latency percentiles
-// and the server's resident memory per scenario.
+// and the server's resident memory per scenario. BENCH_CPU_PROF_DIR=dir writes the service's CPU
+// profile there; BENCH_REST_SCENARIOS=reads runs only the side-by-side reads.
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { spawn } from "node:child_process";
@@ -9,7 +10,7 @@ import { mintToken } from "../src/auth/mint-token.ts";
 import { benchDatabase } from "./database.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECRET = "bench-secret-bench-secret-bench-secret-00";
 
 const PORT = Number(process.env.BENCH_PORT ?? 18181);
@@ -33,7 +34,8 @@ async function serverRss(base: string): Promise<number> {
 
 export async function runRestBench(): Promise<void> {
   const db = await benchDatabase();
-  const server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const server = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
     env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -70,10 +72,9 @@ export async function runRestBench(): Promise<void> {
     }
   }
 
+  const bare = await startBareServer(db.url);
   let created = 0;
   const scenarios: { name: string; opts: autocannon.Options }[] = [
-    { name: "GET /applications/{id}", opts: { url: `${base}/applications/${ids[250]}` } },
-    { name: "GET /applications?limit=50", opts: { url: `${base}/applications?limit=50` } },
     { name: "GET /applications?owner&criticality&tag", opts: { url: `${base}/applications?owner=team-3&criticality=high&tag=t1` } },
     {
       name: "POST /applications",
@@ -91,16 +92,50 @@ export async function runRestBench(): Promise<void> {
   ];
 
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${SECONDS}s per scenario, database ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"}`);
+  const load = (opts: autocannon.Options) => autocannon({ connections: CONNECTIONS, duration: SECONDS, headers, ...opts });
+
+  // The reads side by side with the bare server, in alternating order, so both see the same machine.
+  console.log("| read | service req/s | bare req/s | ratio | service p99 ms | bare p99 ms | p99 ratio |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  for (const path of [`/applications/${ids[250]}`, "/applications?limit=100"]) {
+    const ours = await load({ url: base + path });
+    const floor = await load({ url: bare.base + path });
+    if (ours.non2xx || floor.non2xx) throw new Error(`non-2xx answers on ${path}: service ${ours.non2xx}, bare ${floor.non2xx}`);
+    const [rps, bareRps] = [ours.requests.average, floor.requests.average];
+    console.log(
+      `| GET ${path.replace(ids[250]!, "{id}")} | ${Math.round(rps)} | ${Math.round(bareRps)} | ${pct(rps / bareRps)} | ${ours.latency.p99} | ${floor.latency.p99} | ${(ours.latency.p99 / floor.latency.p99).toFixed(2)}× |`,
+    );
+  }
+  console.log();
+
+  if (process.env.BENCH_REST_SCENARIOS === "reads") scenarios.length = 0;
   console.log("| scenario | req/s | p50 ms | p99 ms | non-2xx | RSS MiB |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const s of scenarios) {
-    const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, headers, ...s.opts });
+    const result = await load(s.opts);
     const rss = await serverRss(base);
     console.log(`| ${s.name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${rss} |`);
   }
 
+  bare.stop();
   server.kill("SIGTERM");
   await new Promise((resolve) => server.once("exit", resolve));
   await db.stop();
+}
+
+const pct = (ratio: number) => `${Math.round(ratio * 100)} %`;
+
+/** bench/bare-rest-server.ts in its own process on the same database; resolves once it listens. */
+async function startBareServer(databaseUrl: string) {
+  const port = PORT + 1;
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/bare-rest-server.ts"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: SECRET, BARE_PORT: String(port) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the bare server exited (${code})`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
 }
 

@@ -125,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const yoga = createGraphqlServer({ production, events, log });
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
+    pool: db.pool,
     actor,
     log: requestLog,
     settings,

@@ -2,6 +2,7 @@
 // nbf honoured with 30 s skew, iss/aud checked when configured.
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Actor } from "./scopes.ts";
+import { createVerifiedTokens } from "./verified-tokens.ts";
 
 export interface AuthSettings {
   jwtSecret?: string;
@@ -18,6 +19,7 @@ export class InvalidTokenError extends Error {
 }
 
 const ASYMMETRIC = ["RS256", "ES256", "EdDSA"];
+const CLOCK_SKEW_SECONDS = 30;
 
 export type TokenVerifier = (authorizationHeader: string | undefined) => Promise<Actor>;
 
@@ -31,20 +33,27 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
     throw new Error("no key for this algorithm");
   };
 
+  const verified = createVerifiedTokens({ maxEntries: 10_000, maxAgeMs: 60_000, skewSeconds: CLOCK_SKEW_SECONDS });
+
   return async (header) => {
     if (!header) throw new InvalidTokenError("missing", "Missing bearer token");
     const match = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*) *$/i.exec(header);
     if (!match) throw new InvalidTokenError("invalid_token", "Malformed Authorization header");
+    const token = match[1]!;
+    const known = verified.get(token);
+    if (known) return known;
     try {
-      const { payload } = await jwtVerify(match[1]!, getKey, {
+      const { payload } = await jwtVerify(token, getKey, {
         algorithms,
-        clockTolerance: 30,
+        clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ["exp"],
         issuer: settings.issuer,
         audience: settings.audience,
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");
-      return { sub: payload.sub, scopes: scopesOf(payload), exp: payload.exp! };
+      const actor: Actor = { sub: payload.sub, scopes: scopesOf(payload), exp: payload.exp! };
+      verified.set(token, actor);
+      return actor;
     } catch {
       // jose's reason (expired, bad signature, ...) is not echoed: it helps attackers more than callers.
       throw new InvalidTokenError("invalid_token", "The access token is invalid or expired");

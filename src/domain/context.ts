@@ -1,3 +1,4 @@
+import type pg from "pg";
 import type { Actor } from "../auth/scopes.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
@@ -13,6 +14,8 @@ export interface DomainSettings {
 /** What every service call receives, whichever door (REST, GraphQL) it came through. */
 export interface ServiceContext {
   db: Db;
+  /** The same database through plain pg, for the hottest reads as prepared statements. */
+  pool: pg.Pool;
   actor: Actor | undefined;
   log: Logger;
   settings: DomainSettings;

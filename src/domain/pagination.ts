@@ -75,8 +75,12 @@ export async function findPage<T extends CursorKey>(
   page: PageRequest,
   find: (args: { where: object; orderBy: typeof newestFirst; take: number }) => Promise<T[]>,
 ): Promise<Page<T>> {
-  const rows = await find({ where: afterCursor(page.cursor), orderBy: newestFirst, take: page.limit + 1 });
-  const items = rows.slice(0, page.limit);
+  return toPage(await find({ where: afterCursor(page.cursor), orderBy: newestFirst, take: page.limit + 1 }), page.limit);
+}
+
+/** A page from up to `limit + 1` newest-first rows: the extra row only says that more remain. */
+export function toPage<T extends CursorKey>(rows: T[], limit: number): Page<T> {
+  const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items, nextCursor: rows.length > page.limit && last ? encodeCursor(last) : null };
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }

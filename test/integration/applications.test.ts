@@ -196,6 +196,35 @@ describe("ListApplications", () => {
     expect(await names("?criticality=high&criticality=low")).toEqual([]);
   });
 
+  it("pages without filters through every application once, newest first, equal timestamps ordered by id", async () => {
+    const pool = list.app.db.pool;
+    const sameInstant = new Date("2026-11-20T12:00:00.123Z");
+    const { rows: original } = await pool.query<{ id: string; created_at: Date }>("SELECT id, created_at FROM applications");
+    await pool.query("UPDATE applications SET created_at = $1 WHERE name IN ('l2', 'l3', 'l4')", [sameInstant]);
+    try {
+      const expected = (await pool.query<{ name: string }>("SELECT name FROM applications ORDER BY created_at DESC, id DESC")).rows;
+      const seen: { id: string; name: string }[] = [];
+      let path: string | undefined = "/applications?limit=2";
+      while (path) {
+        const page = await list.request("GET", path);
+        expect(page.status).toBe(200);
+        seen.push(...page.body);
+        const link = page.headers.get("link");
+        const next = link ? new URL(/^<([^>]+)>/.exec(link)![1]!) : undefined;
+        path = next && next.pathname + next.search;
+      }
+      expect(seen.map((a) => a.name)).toEqual(expected.map((r) => r.name));
+      // Each item is exactly what GET /applications/{id} answers.
+      for (const item of seen) expect((await list.request("GET", `/applications/${item.id}`)).body).toEqual(item);
+      expect(seen).toContainEqual(expect.objectContaining({ name: "l3", createdAt: sameInstant.toISOString(), criticality: "high", tags: ["pci"] }));
+    } finally {
+      await pool.query(
+        "UPDATE applications a SET created_at = o.created_at FROM unnest($1::uuid[], $2::timestamptz[]) o(id, created_at) WHERE a.id = o.id",
+        [original.map((r) => r.id), original.map((r) => r.created_at)],
+      );
+    }
+  });
+
   it("pages with limit and a Link rel=next that keeps the filters", async () => {
     const first = await list.request("GET", "/applications?owner=red&limit=2");
     expect(first.body.map((a: { name: string }) => a.name)).toEqual(["l5", "l2"]);

@@ -4,7 +4,8 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
-import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
+import { findApplication, findApplicationsNewestFirst } from "./application-reads.ts";
 import { bodyObject, hasNul, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
   CRITICALITIES,
@@ -44,6 +45,7 @@ export async function listApplications(
   requireScope(ctx.actor, "applications:read");
   const where = applicationWhere(filter);
   if (!where) return { items: [], nextCursor: null };
+  if (Object.keys(where).length === 0) return toPage(await findApplicationsNewestFirst(ctx.pool, page), page.limit);
   return findPage(page, (args) => ctx.db.application.findMany({ ...args, where: { AND: [where, args.where] } }));
 }
 
@@ -63,7 +65,7 @@ export async function getApplicationsByIds(ctx: ServiceContext, ids: readonly st
 
 export async function getApplication(ctx: ServiceContext, id: string): Promise<Application> {
   requireScope(ctx.actor, "applications:read");
-  const app = isId(id) ? await ctx.db.application.findUnique({ where: { id } }) : null;
+  const app = isId(id) ? await findApplication(ctx.pool, id) : null;
   if (!app) throw notFound("Application");
   return app;
 }
