@@ -1,4 +1,5 @@
-// REST and GraphQL load: the real service (`src/main.ts`, its own process) on a fresh database,
+// REST and GraphQL load: the real service (`dist/main.js` as `npm start` runs it, its own process;
+// `npm run bench` builds it first) on a fresh database,
 // loaded over loopback with autocannon from this process. Prints requests/s, latency percentiles
 // and the server's resident memory per scenario. BENCH_CPU_PROF_DIR=dir writes the service's CPU
 // profile there; BENCH_REST_SCENARIOS=reads runs only the side-by-side reads.
@@ -35,7 +36,7 @@ async function serverRss(base: string): Promise<number> {
 export async function runRestBench(): Promise<void> {
   const db = await benchDatabase();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const server = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
+  const server = spawn(process.execPath, [...profile, "dist/main.js"], {
     env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
     stdio: ["ignore", "ignore", "inherit"],
   });
