@@ -28,9 +28,11 @@ const DASHBOARD_QUERY = `{
   }
 }`;
 
-async function serverRss(base: string): Promise<number> {
+/** The service's resident memory and, to tell where it is, V8's heap, both in MiB (its /metrics). */
+async function serverMemory(base: string): Promise<string> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  return Math.round(Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20);
+  const mib = (metric: string) => Math.round(Number(new RegExp(`^${metric} (\\d+)`, "m").exec(text)?.[1] ?? 0) / 2 ** 20);
+  return `${mib("process_resident_memory_bytes")} (heap ${mib("nodejs_heap_size_total_bytes")})`;
 }
 
 export async function runRestBench(): Promise<void> {
@@ -95,6 +97,7 @@ export async function runRestBench(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${SECONDS}s per scenario, database ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"}`);
   const load = (opts: autocannon.Options) => autocannon({ connections: CONNECTIONS, duration: SECONDS, headers, ...opts });
 
+  console.log(`service memory after seeding: ${await serverMemory(base)} MiB`);
   // The reads side by side with the bare server, in alternating order, so both see the same machine.
   console.log("| read | service req/s | bare req/s | ratio | service p99 ms | bare p99 ms | p99 ratio |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
@@ -110,11 +113,12 @@ export async function runRestBench(): Promise<void> {
   console.log();
 
   if (process.env.BENCH_REST_SCENARIOS === "reads") scenarios.length = 0;
-  console.log("| scenario | req/s | p50 ms | p99 ms | non-2xx | RSS MiB |");
+  console.log(`service memory after the reads: ${await serverMemory(base)} MiB`);
+  console.log("| scenario | req/s | p50 ms | p99 ms | non-2xx | RSS MiB (V8 heap) |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const s of scenarios) {
     const result = await load(s.opts);
-    const rss = await serverRss(base);
+    const rss = await serverMemory(base);
     console.log(`| ${s.name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${rss} |`);
   }
 
