@@ -17,6 +17,8 @@ import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
 import { attachGraphqlWs } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
+import { answerClientErrors } from "./http/client-errors.ts";
+import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
@@ -143,6 +145,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
   });
   const server = http.createServer(koa.callback());
+  refuseConnect(server);
+  answerClientErrors(server);
   const workers: BackgroundWorker[] = [];
   const scanRunner = createScanRunner({
     db: db.prisma,

@@ -15,6 +15,7 @@ import { BatcherRegistry } from "./batch.ts";
 import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
 import { maskError } from "./errors.ts";
+import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
 import { armorPlugin } from "./limits.ts";
 import { schema } from "./schema.ts";
 
@@ -36,13 +37,23 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     landingPage: false,
     maskedErrors: { maskError, isDev: false },
     logging: false, // errorLoggingPlugin logs what is masked, with the request's logger
-    plugins: [armorPlugin(deps.production), errorLoggingPlugin(deps.log)],
+    plugins: [armorPlugin(deps.production), unparsableParamsAsBadRequest(), unsafeVariablesRefused(), errorLoggingPlugin(deps.log)],
     context: ({ actor, service }) => ({ actor, service, events: deps.events, batch: new BatcherRegistry() }),
   });
 }
 
 /** GraphiQL is a page the browser loads without a token; the operations it sends need one. */
 const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.get("Accept").includes("text/html") && !ctx.query.query;
+
+// Connection management belongs to Node's server, which honours the client's `Connection: close`;
+// Yoga's streaming answers say `Connection: keep-alive`, which copied over would keep it open.
+const HOP_BY_HOP_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding"]);
+
+/** Streamed as it comes (SSE subscriptions stay open): the ponyfilled body's own Node stream when it has one. */
+function nodeStream(body: ReadableStream<Uint8Array>): Readable {
+  const ponyfilled = (body as { readable?: unknown }).readable;
+  return ponyfilled instanceof Readable ? ponyfilled : Readable.from(body as unknown as AsyncIterable<Uint8Array>);
+}
 
 function requestHeaders(ctx: Koa.Context): [string, string][] {
   return Object.entries(ctx.headers).flatMap(([name, value]) =>
@@ -78,10 +89,15 @@ export function graphqlMiddleware(
       { actor: ctx.state.actor, service: serviceContext(ctx) },
     );
     ctx.status = response.status;
-    response.headers.forEach((value, key) => ctx.set(key, value));
-    // Streamed as it comes (SSE subscriptions stay open); Yoga's body may be a ponyfilled stream.
+    response.headers.forEach((value, key) => {
+      if (!HOP_BY_HOP_HEADERS.has(key.toLowerCase())) ctx.set(key, value);
+    });
     if (!response.body) return;
-    const stream = Readable.from(response.body as unknown as AsyncIterable<Uint8Array>);
+    const stream = nodeStream(response.body);
+    // Yoga's event-stream and multipart bodies throw from `cancel` when destroyed before their first
+    // read (a HEAD request, a client gone before the answer was ready). Nothing is lost then, but the
+    // error, unheard, would end the process.
+    stream.on("error", (err) => ctx.state.log.debug({ err }, "GraphQL response stream ended with an error"));
     ctx.body = stream;
     if (ctx.state.actor && response.headers.get("content-type")?.startsWith("text/event-stream")) {
       // Like a graphql-ws socket, an event stream ends when the token that opened it expires; ending

@@ -11,6 +11,7 @@ import type { Metrics } from "../metrics.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { errorHandler, sendProblem } from "./middleware/errors.ts";
 import { requireWellFormedHost } from "./middleware/host-header.ts";
+import { requireTextQuery } from "./middleware/query-text.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { problem } from "./problem.ts";
@@ -37,6 +38,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler());
   koa.use(requireWellFormedHost());
+  koa.use(requireTextQuery());
   koa.use(authenticate(deps.verifyToken));
   koa.use(rateLimit(deps.rateLimiter, deps.rateLimitPerMinute));
   for (const mw of deps.before ?? []) koa.use(mw);

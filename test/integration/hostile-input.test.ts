@@ -1,7 +1,9 @@
 // Input no field may hold is refused with a 400 naming where it is, before anything recursive runs:
 // nesting deeper than 64 levels, and strings or keys that are not text (a lone UTF-16 surrogate,
-// U+0000). Valid JSON all of it, so only the service can refuse it. And a malformed Host header.
+// U+0000), in REST bodies and GraphQL variables. Valid JSON all of it, so only the service can refuse
+// it. And a malformed Host header.
 import http from "node:http";
+import { codesOf, wsClient } from "../helpers/graphql.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -67,6 +69,53 @@ describe("strings that are not text", () => {
     const res = await send("POST", "/applications", '{"name":"emoji \\ud83d\\udca5"}');
     expect(res.status).toBe(201);
     expect(res.body.name).toBe("emoji 💥");
+  });
+});
+
+describe("GraphQL variables", () => {
+  const CREATE = "mutation($input: CreateApplicationInput!) { createApplication(input: $input) { id } }";
+  /** A query without variables in the document: unsafe variables are refused even when no argument reads them. */
+  const TYPENAME = "query { __typename }";
+
+  it.each([
+    ["a lone surrogate", '{"input":{"name":"x\\ud800"}}', "input.name", "Must be valid Unicode text (it holds a lone UTF-16 surrogate)"],
+    ["a lone surrogate in a key", '{"input":{"name":"x","\\udfff":1}}', "input.\udfff", "lone UTF-16 surrogate"],
+    ["nesting 10,000 levels deep", `{"input":{"name":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}}`, `input.name${".a".repeat(62)}`, "Must not be nested deeper than 64 levels"],
+  ])("over HTTP: %s is a 400 with its path", async (_what, variables, path, message) => {
+    for (const query of [CREATE, TYPENAME]) {
+      const res = await t.request("POST", "/graphql", { rawBody: `{"query":${JSON.stringify(query)},"variables":${variables}}`, headers: JSON_TYPE });
+      expect(res.status).toBe(400);
+      expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
+      expect(res.body.errors[0].extensions.errors).toEqual([{ path, message: expect.stringContaining(message) }]);
+    }
+    expect((await t.request("GET", "/applications?limit=100")).body.map((a: { name: string }) => a.name)).not.toContain("x");
+  });
+
+  it("in a GET query string: a lone surrogate is a 400, variables that are not JSON too", async () => {
+    const surrogate = await t.request("GET", `/graphql?query=${encodeURIComponent(TYPENAME)}&variables=${encodeURIComponent('{"a":"\\udfff"}')}`);
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.errors[0].extensions.errors).toEqual([{ path: "a", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    const notJson = await t.request("GET", `/graphql?query=${encodeURIComponent(TYPENAME)}&variables=%7B`);
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.errors[0].message).toMatch(/could not be parsed/);
+  });
+
+  it("over graphql-ws: a lone surrogate ends that operation with an error, not the socket", async () => {
+    const client = wsClient(t, { authorization: `Bearer ${await t.token()}` });
+    try {
+      const errors = await new Promise<readonly { message: string }[]>((resolve, reject) => {
+        client.subscribe({ query: "subscription($app: ID) { events(applicationId: $app) { eventId } }", variables: { app: "\udfff" } }, {
+          next: (result) => (result.errors ? resolve(result.errors) : reject(new Error("an event arrived"))),
+          error: (err) => (Array.isArray(err) ? resolve(err) : reject(err)),
+          complete: () => reject(new Error("completed without an error")),
+        });
+      });
+      expect(errors[0]!.message).toMatch(/Variables are invalid at 'app'.*lone UTF-16 surrogate/);
+      const alive = await new Promise((resolve, reject) => client.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }));
+      expect(alive).toEqual({ data: { __typename: "Query" } });
+    } finally {
+      await client.dispose();
+    }
   });
 });
 

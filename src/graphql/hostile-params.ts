@@ -1,0 +1,53 @@
+// Hostile GraphQL request parameters are the caller's mistake (400), never the server's (500):
+// parameters that are not JSON where JSON is due (`variables` or `extensions` in a query string or a
+// form body, multipart `operations`), and variables no input may hold (CONTRACT §2: nesting deeper
+// than 64 levels, a lone UTF-16 surrogate, U+0000), refused with their path whichever operation or
+// transport (HTTP, SSE, graphql-ws) carries them.
+import { GraphQLError } from "graphql";
+import { createGraphQLError, type Plugin } from "graphql-yoga";
+import { unsafeInput } from "../domain/validation.ts";
+import { invalid } from "../errors.ts";
+import { domainErrorToGraphQL } from "./errors.ts";
+
+type RequestParser = (request: Request) => unknown;
+
+/**
+ * Yoga's parsers JSON.parse what they read and let a SyntaxError through, which would be masked as
+ * an unexpected error (500). Whatever a parser throws that is not already a GraphQL error is about
+ * the request it was reading, so it becomes a 400 like Yoga's own answer to a malformed JSON body.
+ */
+export function unparsableParamsAsBadRequest(): Plugin {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      const parse = requestParser as RequestParser;
+      setRequestParser((async (request: Request) => {
+        try {
+          return await parse(request);
+        } catch (err) {
+          if (err instanceof GraphQLError) throw err;
+          throw createGraphQLError("The GraphQL request parameters could not be parsed (variables, extensions and operations must be JSON)", {
+            extensions: { code: "BAD_REQUEST", http: { status: 400 } },
+          });
+        }
+      }) as typeof requestParser);
+    },
+  };
+}
+
+/** The error for variables no input may hold, or null; HTTP status 400, as Yoga gives bad variables. */
+export function unsafeVariablesError(variables: unknown): GraphQLError | null {
+  const unsafe = unsafeInput(variables ?? {});
+  if (!unsafe) return null;
+  const error = domainErrorToGraphQL(invalid(`Variables are invalid at '${unsafe.path}': ${unsafe.message}`, [unsafe]));
+  return createGraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+}
+
+/** Checked before execution starts, so neither variable coercion nor a resolver sees them. */
+export function unsafeVariablesRefused(): Plugin {
+  const refuse = ({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+    const error = unsafeVariablesError(args.variableValues);
+    if (error) setResultAndStopExecution({ errors: [error] });
+  };
+  return { onExecute: refuse, onSubscribe: refuse };
+}
