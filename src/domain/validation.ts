@@ -98,7 +98,8 @@ export const httpUrlField = z
     } catch {
       return false;
     }
-  }, "Must be an absolute http(s) URL");
+  }, "Must be an absolute http(s) URL")
+  .meta({ format: "uri" });
 
 export const severityField = z.enum(["low", "medium", "high", "critical"]);
 export type Severity = z.infer<typeof severityField>;

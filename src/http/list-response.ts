@@ -1,12 +1,11 @@
 // Lists stay JSON arrays; the next page is announced in a Link header that keeps the filters.
 import type Koa from "koa";
 import { z } from "zod";
-import type { Page } from "../domain/pagination.ts";
-import { parsePageRequest, type PageRequest } from "../domain/pagination.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT, parsePageRequest, type Page, type PageRequest } from "../domain/pagination.ts";
 import { invalid } from "../errors.ts";
 
 export const pageQueryShape = {
-  limit: z.string().optional().describe("Page size, 1–500 (default 100)"),
+  limit: z.int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe("Page size"),
   cursor: z.string().optional().describe("Opaque cursor from a previous page's Link rel=next"),
 };
 

@@ -2,6 +2,8 @@
 import { z } from "zod";
 import type { RouteDefinition } from "./route.ts";
 
+// A malformed Host header or a query string that is not text is a 400 on every route (CONTRACT §2).
+const EVERY_ROUTE_ERRORS = [400];
 const STANDARD_ERRORS = [401, 403, 429, 500];
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -47,11 +49,21 @@ const problemSchema = {
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * Drops what zod writes that tells a client nothing: the regex it checks date-times with (beside
+ * `format: date-time`, which says it), and ±2^53-1 bounds on every integer.
+ */
+function withoutNoise({ jsonSchema: s }: { jsonSchema: JsonSchema }): void {
+  if (typeof s.format === "string" && "pattern" in s) delete s.pattern;
+  if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
+  if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
+}
+
 export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string }) {
   const components: Record<string, JsonSchema> = { Problem: problemSchema };
   // Named schemas (zod .meta({ id })) become components; everything else is inlined.
   const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
-    const generated = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
+    const generated = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any", override: withoutNoise });
     const relinked = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'));
     const { $defs, $schema: _, ...rest } = relinked as JsonSchema & { $defs?: Record<string, JsonSchema> };
     Object.assign(components, $defs);
@@ -83,7 +95,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
         }),
       },
     };
-    const errorStatuses = [...new Set([...r.errors, ...(r.public ? [] : STANDARD_ERRORS)])].sort();
+    const errorStatuses = [...new Set([...r.errors, ...EVERY_ROUTE_ERRORS, ...(r.public ? [] : STANDARD_ERRORS)])].sort();
     for (const status of errorStatuses) {
       responses[status] = {
         description: ERROR_DESCRIPTIONS[status] ?? "Error",
@@ -113,6 +125,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
         "Application inventory, security scans, vulnerabilities, policies and signed webhook notifications. " +
         "Every error body is RFC 9457 application/problem+json.",
     },
+    // Relative: the API is served from the same origin as this document.
+    servers: [{ url: "/" }],
     components: {
       securitySchemes: {
         bearerAuth: {

@@ -8,7 +8,7 @@ import { SECRET_MASK } from "./webhooks.schemas.ts";
 const fields = {
   id: z.string(),
   name: z.string(),
-  url: z.string(),
+  url: z.url(),
   events: z.array(z.enum(EVENT_TYPES)),
   secret: z.literal(SECRET_MASK).describe("Always masked"),
   status: z.enum(["active", "disabled", "error"]),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkWebhookUrl } from "../../dispatcher/ssrf-guard.ts";
-import { isEventType } from "../../events/catalog.ts";
+import { EVENT_TYPES, isEventType } from "../../events/catalog.ts";
 import { nameField, READ_ONLY_FIELDS } from "../validation.ts";
 
 /** What every response shows in place of the secret; sent back on update it keeps the stored one. */
@@ -17,10 +17,12 @@ const urlField = (allowPrivateTargets: boolean) =>
     .superRefine((url, ctx) => {
       const problem = checkWebhookUrl(url, { allowPrivateTargets });
       if (problem) ctx.addIssue({ code: "custom", message: problem });
-    });
+    })
+    .meta({ format: "uri" });
 
 const eventsField = z
-  .array(z.string().refine(isEventType, "Unknown event type"))
+  // Checked by the refinement (its message names the problem); the enum is what the document shows.
+  .array(z.string().refine(isEventType, "Unknown event type").meta({ enum: [...EVENT_TYPES] }))
   .min(1, "Subscribe to at least one event type")
   .transform((events) => [...new Set(events)]);
 
@@ -48,7 +50,10 @@ function schemasFor(allowPrivateTargets: boolean) {
     secret: secretField.optional().describe(`Omit it, or send back "${SECRET_MASK}", to keep the stored secret`),
     // `error` is assigned by the service when deliveries are given up; callers may only switch a
     // subscription on or off (sending back the status it already has is accepted too).
-    status: z.enum([...SETTABLE_STATUSES, "error"]).optional(),
+    status: z
+      .enum([...SETTABLE_STATUSES, "error"])
+      .meta({ enum: [...SETTABLE_STATUSES] })
+      .optional(),
   });
   return { create, update };
 }

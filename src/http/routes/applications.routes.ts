@@ -19,7 +19,7 @@ export const applicationRoutes: RouteDefinition[] = [
     query: z.object({
       owner: z.string().optional().describe("Owner or owning team identifier (exact match)"),
       criticality: z.string().optional().describe("low, medium, high or critical; any other value matches nothing"),
-      tag: z.string().optional().describe("Applications carrying this tag; repeat to require several"),
+      tag: z.array(z.string()).optional().describe("Applications carrying every tag given (repeat the parameter for several)"),
       ...pageQueryShape,
     }),
     success: { status: 200, description: "A page of applications", schema: z.array(applicationViewSchema), headers: ["Link"] },
