@@ -173,7 +173,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     events,
     webhookSecrets,
     attachGraphqlWs(target) {
-      closeGraphqlWs.push(attachGraphqlWs(target, { yoga, verifyToken, serviceContext: (actor) => serviceContextFor(actor) }));
+      closeGraphqlWs.push(
+        attachGraphqlWs(target, {
+          yoga,
+          verifyToken,
+          serviceContext: (actor) => serviceContextFor(actor),
+          maxBufferedBytes: config.GRAPHQL_WS_MAX_BUFFERED_BYTES,
+        }),
+      );
     },
     async close() {
       // Stop accepting at once; in-flight requests finish while the workers hand back their

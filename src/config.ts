@@ -49,6 +49,8 @@ const envSchema = z.object({
   /** Keys sealing webhook secrets at rest: the first seals, all open (rotation). */
   WEBHOOK_SECRET_KEYS: secretKeys.optional(),
   RATE_LIMIT_PER_MINUTE: int(1).default(6000),
+  /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
+  GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
   METRICS_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

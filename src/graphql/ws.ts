@@ -1,7 +1,8 @@
 // graphql-ws (graphql-transport-ws) on the HTTP server's /graphql path. Operations run through
 // `yoga.getEnveloped`, so they get the same plugins (limits, error masking) and context as HTTP.
 // Auth: the bearer token travels in connection_init; a missing or bad one, or its expiry while the
-// socket is open, closes the socket with 4403 (graphql-ws's Forbidden).
+// socket is open, closes the socket with 4403 (graphql-ws's Forbidden). A client that stops reading
+// is closed with 1008 (stalled-sockets.ts).
 import type http from "node:http";
 import { GraphQLError } from "graphql";
 import { CloseCode } from "graphql-ws";
@@ -12,12 +13,15 @@ import { onTokenExpiry } from "../auth/token-expiry.ts";
 import type { TokenVerifier } from "../auth/verify-token.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { MAX_BODY_BYTES } from "../http/json-body.ts";
+import { closeWhenStalled } from "./stalled-sockets.ts";
 import { GRAPHQL_PATH, type GraphQLYoga } from "./yoga.ts";
 
 export interface GraphqlWsDeps {
   yoga: GraphQLYoga;
   verifyToken: TokenVerifier;
   serviceContext: (actor: Actor) => ServiceContext;
+  /** Unsent bytes a socket may hold before its client counts as stalled and is closed. */
+  maxBufferedBytes: number;
 }
 
 interface ConnectionState {
@@ -34,6 +38,7 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () =>
   // Messages are read whole before anyone is authenticated: the HTTP body ceiling holds here too.
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   const states = new WeakMap<object, ConnectionState>();
+  wss.on("connection", (socket) => closeWhenStalled(socket, deps.maxBufferedBytes));
 
   const disposable = useServer(
     {

@@ -189,6 +189,59 @@ describe("graphql-ws message size", () => {
   });
 });
 
+describe("a graphql-ws client that stops reading", () => {
+  const LIMIT = 64 * 1024;
+
+  it("is closed with 1008 once its unsent messages pass the limit, and its socket released", async () => {
+    const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) });
+    const serverSockets: import("node:net").Socket[] = [];
+    slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket));
+    const socket = new WebSocket(slow.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
+    try {
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      let received = 0;
+      socket.on("message", (message) => {
+        const { type } = JSON.parse(message.toString());
+        if (type === "connection_ack") socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "subscription { events(types: [SCAN_COMPLETED]) { eventId data } }" } }));
+        if (type === "next") received++;
+      });
+      await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+      socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${await slow.token()}` } }));
+      const commit = () => slow.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", { ...scanData(newId()), pad: "x".repeat(100_000) } as never, {}));
+      let committed = (await produceUntilSeen(() => received > 0, commit)).length;
+      expect(received).toBeGreaterThan(0);
+
+      // The client stops reading; events keep coming until the server holds more than LIMIT unsent.
+      (socket as unknown as { _socket: import("node:net").Socket })._socket.pause();
+      const [serverSide] = serverSockets;
+      for (let i = 0; serverSide!.writableLength <= LIMIT && i < 1000; i++) {
+        await commit();
+        committed++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(serverSide!.writableLength).toBeGreaterThan(LIMIT);
+      // Committed after the socket was given up: never sent.
+      const late = 5;
+      for (let i = 0; i < late; i++) await commit();
+      committed += late;
+      await new Promise((r) => setTimeout(r, 200));
+
+      // Reading again, the client finds the close frame behind what was already queued, not the rest.
+      const serverClosed = new Promise((resolve) => (serverSide!.destroyed ? resolve(null) : serverSide!.once("close", resolve)));
+      (socket as unknown as { _socket: import("node:net").Socket })._socket.resume();
+      const stillOpen = new Promise<{ code: number; reason: string }>((r) => setTimeout(() => r({ code: 0, reason: "still open after 8 s" }), 8000).unref());
+      const { code, reason } = await Promise.race([closed, stillOpen]);
+      expect(code).toBe(1008);
+      expect(reason).toMatch(/too slow/);
+      await serverClosed;
+      expect(received).toBeLessThanOrEqual(committed - late);
+    } finally {
+      socket.terminate();
+      await slow.close();
+    }
+  });
+});
+
 describe("events from real writes", () => {
   it("streams scanUpdated and vulnerabilityCreated produced by a REST trigger and the scan runner", async () => {
     const app = (await t.request("POST", "/applications", { body: { name: "live-app" } })).body.id;
