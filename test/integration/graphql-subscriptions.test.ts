@@ -195,7 +195,7 @@ describe("a graphql-ws client that stops reading", () => {
   it("is closed with 1008 once its unsent messages pass the limit, and its socket released", async () => {
     const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) });
     const serverSockets: import("node:net").Socket[] = [];
-    slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket));
+    slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket as import("node:net").Socket));
     const socket = new WebSocket(slow.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
     try {
       const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));

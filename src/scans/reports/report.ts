@@ -1,0 +1,38 @@
+// What a scanner's report becomes once read (CONTRACT §11): the findings the engines also produce,
+// with the tool that wrote them and the scan type they belong to. One parser per format turns a
+// parsed JSON document into this; detect-format.ts picks the parser.
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import type { FieldError } from "../../errors.ts";
+import type { ScanType } from "../engines/engine.ts";
+
+export const REPORT_FORMATS = ["sarif", "cyclonedx", "trivy", "grype", "zap"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export interface ParsedReport {
+  format: ReportFormat;
+  /** The tool that wrote the report, as it names itself (`Semgrep`, `CodeQL`, `Trivy`, …). */
+  tool: string;
+  toolVersion: string | null;
+  /** The scan type the report implies (CONTRACT §11), used when the upload does not name one. */
+  scanType: ScanType;
+  /** One per distinct result; informational ones already left out. */
+  findings: Finding[];
+}
+
+export interface ReportParser {
+  readonly format: ReportFormat;
+  /** Whether the document looks like this format (a cheap look at its top-level shape). */
+  detect(document: unknown): boolean;
+  /** Throws ReportInvalid, naming JSON Pointer paths into the document, when it is not a valid report. */
+  parse(document: unknown): ParsedReport;
+}
+
+/** A document that is not a valid report of its format; `errors[].path` are JSON Pointers into it. */
+export class ReportInvalid extends Error {
+  constructor(
+    message: string,
+    readonly errors: FieldError[],
+  ) {
+    super(message);
+  }
+}
