@@ -26,6 +26,7 @@ import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
+import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
 import { scanRoutes } from "./http/routes/scans.routes.ts";
 import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
 import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
@@ -103,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes: RouteDefinition[] = [
     ...applicationRoutes,
     ...scanRoutes,
+    ...scanReportRoutes,
     ...vulnerabilityRoutes,
     ...policyRoutes,
     ...policyEvaluationRoutes,

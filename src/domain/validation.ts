@@ -36,23 +36,23 @@ function stringProblem(s: string): string | null {
  * string or key that is not text Postgres can store (U+0000, a lone surrogate). Walks with its own
  * stack, so however deep the value, it cannot overflow the call stack.
  */
-export function unsafeInput(value: unknown): FieldError | null {
+export function unsafeInput(value: unknown, pathOf: (path: readonly PropertyKey[]) => string = fieldPath): FieldError | null {
   const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: current, path } = stack.pop()!;
     if (typeof current === "string") {
       const problem = stringProblem(current);
-      if (problem) return { path: fieldPath(path), message: problem };
+      if (problem) return { path: pathOf(path), message: problem };
       continue;
     }
     if (typeof current !== "object" || current === null) continue;
-    if (path.length >= MAX_INPUT_DEPTH) return { path: fieldPath(path), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
+    if (path.length >= MAX_INPUT_DEPTH) return { path: pathOf(path), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
     const entries = Object.entries(current);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
       const step = Array.isArray(current) ? Number(key) : key;
       const keyProblem = stringProblem(key);
-      if (keyProblem) return { path: fieldPath([...path, step]), message: keyProblem };
+      if (keyProblem) return { path: pathOf([...path, step]), message: keyProblem };
       stack.push({ value: child, path: [...path, step] });
     }
   }

@@ -110,7 +110,10 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }],
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
-        requestBody: { required: true, content: { "application/json": { schema: toSchema(r.body, "input") } } },
+        requestBody: {
+          required: true,
+          content: Object.fromEntries((r.bodyMediaTypes ?? ["application/json"]).map((type) => [type, { schema: toSchema(r.body!, "input") }])),
+        },
       }),
       responses,
     };

@@ -23,6 +23,8 @@ export interface RouteDefinition {
   public?: boolean;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** Media types the body may come as (default application/json). */
+  bodyMediaTypes?: readonly string[];
   success: {
     status: number;
     description: string;

@@ -105,31 +105,40 @@ export async function completeScan(
 ): Promise<Scan | null> {
   return db.$transaction(async (tx) => {
     if (!(await lockLeasedScan(tx, scanId, owner))) return null;
-    const scan = await tx.scan.findUniqueOrThrow({ where: { id: scanId } });
-    await recordFindings(tx, scan, findings);
-    const completed = await tx.scan.update({
-      where: { id: scanId },
-      data: {
-        status: "completed",
-        completedAt: new Date(),
-        summary: { ...summarize(uniqueFindings(findings)) },
-        leaseOwner: null,
-        leaseExpiresAt: null,
-      },
-    });
-    await recordEvent(tx, "scan.completed", toScanEventData(completed), { applicationId: completed.applicationId });
-
-    const evaluation = await evaluatePolicies(tx, completed.applicationId);
-    await recordEvents(
-      tx,
-      evaluation.violations.map((violation) => ({
-        type: "policy.violated",
-        data: { ...violation, applicationId: completed.applicationId, scanId: completed.id },
-        applicationId: completed.applicationId,
-      })),
-    );
-    return completed;
+    return finishScan(tx, await tx.scan.findUniqueOrThrow({ where: { id: scanId } }), findings);
   });
+}
+
+/**
+ * What completing a scan writes, whatever its findings came from (the engine or a report): the
+ * findings, the summary, scan.completed and the policy verdict. Scans of one application finish
+ * one at a time, so two of them never update the same vulnerabilities in opposite orders.
+ */
+export async function finishScan(tx: Tx, scan: Scan, findings: readonly Finding[]): Promise<Scan> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${scan.applicationId}, 0))`;
+  await recordFindings(tx, scan, findings);
+  const completed = await tx.scan.update({
+    where: { id: scan.id },
+    data: {
+      status: "completed",
+      completedAt: new Date(),
+      summary: { ...summarize(uniqueFindings(findings)) },
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
+  });
+  await recordEvent(tx, "scan.completed", toScanEventData(completed), { applicationId: completed.applicationId });
+
+  const evaluation = await evaluatePolicies(tx, completed.applicationId);
+  await recordEvents(
+    tx,
+    evaluation.violations.map((violation) => ({
+      type: "policy.violated",
+      data: { ...violation, applicationId: completed.applicationId, scanId: completed.id },
+      applicationId: completed.applicationId,
+    })),
+  );
+  return completed;
 }
 
 /** Fails the scan (scan.failed) if the caller still holds its lease; null otherwise. */

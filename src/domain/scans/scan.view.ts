@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Scan } from "../../generated/prisma/client.ts";
 import type { ScanEventData } from "../../events/catalog.ts";
-import { SCAN_STATUSES, SCAN_TYPES } from "./scans.schemas.ts";
+import { REPORT_FORMATS, SCAN_STATUSES, SCAN_TYPES } from "./scans.schemas.ts";
 import type { ScanSummary } from "./scan-summary.ts";
 
 export const scanSummarySchema = z
@@ -15,6 +15,16 @@ export const scanSummarySchema = z
   })
   .meta({ id: "ScanSummary" });
 
+export const scanSourceSchema = z
+  .object({
+    kind: z.enum(["engine", "report"]),
+    format: z.enum(REPORT_FORMATS).nullable(),
+    tool: z.string(),
+    toolVersion: z.string().nullable(),
+  })
+  .describe("Where the findings come from: the built-in engine for the type, or an uploaded report (extension)")
+  .meta({ id: "ScanSource" });
+
 export const scanViewSchema = z
   .object({
     id: z.string(),
@@ -26,6 +36,7 @@ export const scanViewSchema = z
     completedAt: z.iso.datetime().nullable(),
     summary: scanSummarySchema.nullable(),
     createdAt: z.iso.datetime(),
+    source: scanSourceSchema,
   })
   .meta({ id: "Scan" });
 
@@ -51,4 +62,9 @@ const inOrder = ({ totalFindings, critical, high, medium, low }: ScanSummary): S
   low,
 });
 
-export const toScanView = (s: Scan): ScanView => ({ ...toScanEventData(s), createdAt: s.createdAt.toISOString() }) as ScanView;
+export const toScanView = (s: Scan): ScanView =>
+  ({
+    ...toScanEventData(s),
+    createdAt: s.createdAt.toISOString(),
+    source: { kind: s.sourceKind, format: s.sourceFormat, tool: s.sourceTool, toolVersion: s.sourceToolVersion },
+  }) as ScanView;

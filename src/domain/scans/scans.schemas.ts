@@ -10,3 +10,7 @@ export const triggerScanSchema = z.strictObject({
   triggeredBy: z.string().max(200, "Must be at most 200 characters").nullable().optional(),
 });
 export type TriggerScanInput = z.infer<typeof triggerScanSchema>;
+
+/** Scanner report formats the service reads (CONTRACT §11). */
+export const REPORT_FORMATS = ["sarif", "cyclonedx", "trivy", "grype", "zap"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];

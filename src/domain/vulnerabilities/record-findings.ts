@@ -26,7 +26,7 @@ export function uniqueFindings<F extends { fingerprint: string }>(findings: read
  * Dedup by fingerprint per application: a new finding creates an `open` vulnerability
  * (vulnerability.created); one seen again only moves last_seen_scan_id, and goes back to `open`
  * when it was `resolved` (no event: it is the same vulnerability, not a new one); an `open` or
- * `in_progress` one of the scan's type that this scan did not report is `resolved`
+ * `in_progress` one of the scan's type and tool that this scan did not report is `resolved`
  * (vulnerability.resolved); `accepted` stays `accepted`.
  */
 export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Finding[]): Promise<FindingsOutcome> {
@@ -71,6 +71,7 @@ export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Find
         packageName: f.packageName,
         packageVersion: f.packageVersion,
         location: f.location,
+        tool: scan.sourceTool,
         lastSeenScanId: scan.id,
         createdAt: now,
         updatedAt: now,
@@ -86,6 +87,7 @@ export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Find
     where: {
       applicationId: scan.applicationId,
       scanType: scan.scanType,
+      tool: scan.sourceTool,
       status: { in: ["open", "in_progress"] },
       fingerprint: { notIn: fingerprints },
     },

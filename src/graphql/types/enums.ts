@@ -1,4 +1,5 @@
 // Domain enums in GraphQL: values are UPPER_CASE here and lower_case in the domain (and REST).
+import { REPORT_FORMATS } from "../../domain/scans/scans.schemas.ts";
 import { builder } from "../builder.ts";
 
 function upperCaseEnum<const V extends string>(name: string, values: readonly V[]) {
@@ -11,6 +12,8 @@ export const CriticalityEnum = upperCaseEnum("Criticality", ["low", "medium", "h
 export const SeverityEnum = upperCaseEnum("Severity", ["low", "medium", "high", "critical"]);
 export const ScanTypeEnum = upperCaseEnum("ScanType", ["sast", "dast", "sca", "container"]);
 export const ScanStatusEnum = upperCaseEnum("ScanStatus", ["queued", "running", "completed", "failed"]);
+export const ScanSourceKindEnum = upperCaseEnum("ScanSourceKind", ["engine", "report"]);
+export const ReportFormatEnum = upperCaseEnum("ReportFormat", REPORT_FORMATS);
 export const VulnerabilityStatusEnum = upperCaseEnum("VulnerabilityStatus", ["open", "in_progress", "resolved", "accepted"]);
 export const PolicyActionEnum = upperCaseEnum("PolicyAction", ["allow", "block", "monitor"]);
 export const WebhookStatusEnum = upperCaseEnum("WebhookStatus", ["active", "disabled", "error"]);

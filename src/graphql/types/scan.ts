@@ -6,7 +6,7 @@ import { builder } from "../builder.ts";
 import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
 import { restShaped } from "../inputs.ts";
 import { ApplicationRef, loadApplication } from "./application.ts";
-import { ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
+import { ReportFormatEnum, ScanSourceKindEnum, ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
 
 export const ScanSummaryRef = builder.objectRef<ScanSummary>("ScanSummary").implement({
   description: "What one scan reported, by severity.",
@@ -16,6 +16,23 @@ export const ScanSummaryRef = builder.objectRef<ScanSummary>("ScanSummary").impl
     high: t.exposeInt("high"),
     medium: t.exposeInt("medium"),
     low: t.exposeInt("low"),
+  }),
+});
+
+interface ScanSource {
+  kind: "engine" | "report";
+  format: string | null;
+  tool: string;
+  toolVersion: string | null;
+}
+
+const ScanSourceRef = builder.objectRef<ScanSource>("ScanSource").implement({
+  description: "Where a scan's findings come from: the built-in engine for its type, or an uploaded report.",
+  fields: (t) => ({
+    kind: t.expose("kind", { type: ScanSourceKindEnum }),
+    format: t.field({ type: ReportFormatEnum, nullable: true, resolve: (s) => s.format as never }),
+    tool: t.exposeString("tool"),
+    toolVersion: t.exposeString("toolVersion", { nullable: true }),
   }),
 });
 
@@ -30,6 +47,10 @@ export const ScanRef = builder.prismaObject("Scan", {
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
     summary: t.field({ type: ScanSummaryRef, nullable: true, resolve: (s) => s.summary as ScanSummary | null }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
+    source: t.field({
+      type: ScanSourceRef,
+      resolve: (s) => ({ kind: s.sourceKind, format: s.sourceFormat, tool: s.sourceTool, toolVersion: s.sourceToolVersion }),
+    }),
     application: t.field({
       type: ApplicationRef,
       nullable: true,

@@ -26,13 +26,14 @@ export const UNKNOWN_CWE = "CWE-0";
 
 /**
  * `CWE-<n>` with the lowest number among those given, in any spelling reports use (`CWE-79`,
- * `cwe-79`, `external/cwe/cwe-79`, `79`, the number 79); UNKNOWN_CWE when none.
+ * `cwe-79`, `external/cwe/cwe-79`, `CWE-79: Improper Neutralization…`, `79`, the number 79);
+ * UNKNOWN_CWE when none.
  */
 export function cweOf(candidates: readonly unknown[]): string {
   const numbers = candidates.flatMap((c) => {
     if (typeof c === "number" && Number.isInteger(c) && c > 0) return [c];
     if (typeof c !== "string") return [];
-    const match = /^(?:.*\/)?(?:cwe-?)?(\d{1,6})$/i.exec(c.trim());
+    const match = /^(?:.*\/)?(?:cwe[-_ ]?)?(\d{1,6})(?:\s*:.*)?$/is.exec(c.trim());
     return match ? [Number(match[1])] : [];
   });
   return numbers.length ? `CWE-${Math.min(...numbers)}` : UNKNOWN_CWE;
@@ -52,3 +53,20 @@ export function fingerprintOf(format: string, tool: string, parts: readonly (str
     .update([format, tool.toLowerCase(), ...parts.map((p) => (p === null || p === undefined ? "" : String(p)))].join("\0"))
     .digest("hex");
 }
+
+/** Text cut to at most `max` characters (an ellipsis marks the cut), so one absurd message cannot bloat a row. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never cut a surrogate pair in half: the result must stay text Postgres can store.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? "") ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+export const TITLE_MAX = 300;
+export const TEXT_MAX = 20_000;
+
+/** The first line of a text, clipped to a title's length. */
+export const titleOf = (text: string): string => clip(text.trim().split(/\r?\n/, 1)[0] ?? "", TITLE_MAX);
+
+/** `name@version`, or the name alone when the version is unknown. */
+export const packageCoordinate = (name: string, version: string | null | undefined): string => (version ? `${name}@${version}` : name);

@@ -5,19 +5,16 @@ import { Ajv, type AnySchema, type ErrorObject, type Options } from "ajv";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import type { FieldError } from "../../errors.ts";
+import { jsonPointer } from "./json-pointer.ts";
 
 const MAX_ERRORS = 20;
 
 export type SchemaCheck = (document: unknown) => FieldError[];
 
 function describe(error: ErrorObject): FieldError {
-  const path = error.instancePath === "" ? "" : error.instancePath;
-  if (error.keyword === "additionalProperties") {
-    return { path: `${path}/${String(error.params.additionalProperty).replaceAll("~", "~0").replaceAll("/", "~1")}`, message: "Unknown property" };
-  }
-  if (error.keyword === "required") {
-    return { path: `${path}/${String(error.params.missingProperty).replaceAll("~", "~0").replaceAll("/", "~1")}`, message: "Required" };
-  }
+  const path = error.instancePath;
+  if (error.keyword === "additionalProperties") return { path: path + jsonPointer([error.params.additionalProperty]), message: "Unknown property" };
+  if (error.keyword === "required") return { path: path + jsonPointer([error.params.missingProperty]), message: "Required" };
   return { path, message: error.message ?? "Invalid" };
 }
 
@@ -27,7 +24,7 @@ function describe(error: ErrorObject): FieldError {
  */
 export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; references?: AnySchema[] } = {}): SchemaCheck {
   // unicodeRegExp off: the published SARIF schema has a pattern that is invalid under the u flag.
-  const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false };
+  const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false, logger: false };
   const ajv = options.draft04 ? new AjvDraft04(ajvOptions) : new Ajv(ajvOptions);
   addFormats.default(ajv as unknown as Ajv);
   for (const reference of options.references ?? []) ajv.addSchema(reference);

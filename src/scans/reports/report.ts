@@ -5,8 +5,9 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { FieldError } from "../../errors.ts";
 import type { ScanType } from "../engines/engine.ts";
 
-export const REPORT_FORMATS = ["sarif", "cyclonedx", "trivy", "grype", "zap"] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+import type { ReportFormat } from "../../domain/scans/scans.schemas.ts";
+
+export { REPORT_FORMATS, type ReportFormat } from "../../domain/scans/scans.schemas.ts";
 
 export interface ParsedReport {
   format: ReportFormat;

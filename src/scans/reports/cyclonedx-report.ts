@@ -1,0 +1,176 @@
+// CycloneDX 1.4–1.6 JSON with a `vulnerabilities` array (Trivy, Grype, Snyk, OWASP
+// dependency-track, cdxgen, …) → findings (CONTRACT §11). The BOM is checked against the schema of
+// its specVersion, as published in the CycloneDX JavaScript library, before it is read.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Severity } from "../../domain/validation.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
+import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
+import { ReportInvalid, type ReportParser } from "./report.ts";
+
+export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"] as const;
+type SpecVersion = (typeof CYCLONEDX_VERSIONS)[number];
+
+const SCHEMA_DIR = join(dirname(createRequire(import.meta.url).resolve("@cyclonedx/cyclonedx-library/package.json")), "res", "schema");
+const readSchema = (file: string) => JSON.parse(readFileSync(join(SCHEMA_DIR, file), "utf8")) as Record<string, unknown>;
+
+const checks = new Map<SpecVersion, SchemaCheck>();
+function bomSchema(version: SpecVersion): SchemaCheck {
+  let check = checks.get(version);
+  if (!check) {
+    // The BOM schemas refer to their neighbours by file name, resolved against their own $id.
+    const references = ["spdx.SNAPSHOT.schema.json", "jsf-0.82.SNAPSHOT.schema.json"].map((file) => ({
+      ...readSchema(file),
+      $id: `http://cyclonedx.org/schema/${file}`,
+    }));
+    check = schemaCheck(readSchema(`bom-${version}.SNAPSHOT.schema.json`), { references });
+    checks.set(version, check);
+  }
+  return check;
+}
+
+interface Component {
+  "bom-ref"?: string;
+  type?: string;
+  name: string;
+  version?: string;
+  group?: string;
+  purl?: string;
+  components?: Component[];
+}
+
+interface Rating {
+  score?: number;
+  severity?: string;
+  method?: string;
+}
+
+interface Vulnerability {
+  id?: string;
+  references?: { id: string }[];
+  ratings?: Rating[];
+  cwes?: number[];
+  description?: string;
+  detail?: string;
+  recommendation?: string;
+  workaround?: string;
+  analysis?: { state?: string };
+  affects?: { ref: string }[];
+}
+
+interface Tool {
+  name?: string;
+  version?: string;
+}
+
+interface Bom {
+  specVersion: string;
+  metadata?: { tools?: Tool[] | { components?: Tool[]; services?: Tool[] }; component?: Component };
+  components?: Component[];
+  vulnerabilities?: Vulnerability[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const SEVERITY_RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, unknown: 1, info: 0, none: 0 };
+const RANKED: Severity[] = ["low", "low", "medium", "high", "critical"];
+/** VEX states saying the product is not exposed: nothing to fix. */
+const NOT_EXPOSED = new Set(["not_affected", "false_positive", "resolved", "resolved_with_pedigree"]);
+
+function toolOf(bom: Bom): Tool {
+  const tools = bom.metadata?.tools;
+  const list = Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])];
+  return list.find((t) => t.name) ?? {};
+}
+
+/** Every component by its bom-ref, nested ones included (walked with a stack, not recursion). */
+function componentsByRef(bom: Bom): Map<string, Component> {
+  const byRef = new Map<string, Component>();
+  const stack = [...(bom.metadata?.component ? [bom.metadata.component] : []), ...(bom.components ?? [])];
+  while (stack.length > 0) {
+    const component = stack.pop()!;
+    if (component["bom-ref"]) byRef.set(component["bom-ref"], component);
+    stack.push(...(component.components ?? []));
+  }
+  return byRef;
+}
+
+function packageOf(component: Component): PackageRef {
+  const fromUrl = component.purl ? fromPurl(component.purl) : null;
+  if (fromUrl) return fromUrl;
+  return { name: component.group ? `${component.group}/${component.name}` : component.name, version: component.version ?? null, purl: null };
+}
+
+/** The highest of the ratings; `unknown` counts as low, `info`/`none` as nothing (null). */
+function severityOf(ratings: readonly Rating[]): { severity: Severity | null; score: number | null } {
+  let rank = ratings.length === 0 ? 1 : 0;
+  for (const rating of ratings) {
+    const fromScore = rating.score !== undefined ? severityOfScore(rating.score) : null;
+    const named = rating.severity !== undefined ? SEVERITY_RANK[rating.severity] : undefined;
+    rank = Math.max(rank, named ?? (fromScore ? SEVERITY_RANK[fromScore]! : 1));
+  }
+  const cvss3 = ratings.find((r) => (r.method === "CVSSv31" || r.method === "CVSSv3") && r.score !== undefined);
+  return { severity: rank === 0 ? null : RANKED[rank]!, score: cvss3?.score ?? null };
+}
+
+export const cyclonedxReport: ReportParser = {
+  format: "cyclonedx",
+
+  detect: (document) => isObject(document) && document["bomFormat"] === "CycloneDX",
+
+  parse(document) {
+    const version = isObject(document) ? document["specVersion"] : undefined;
+    if (!CYCLONEDX_VERSIONS.includes(version as SpecVersion)) {
+      throw new ReportInvalid("The report is not a CycloneDX BOM of a supported version", [
+        { path: "/specVersion", message: `Must be one of ${CYCLONEDX_VERSIONS.join(", ")}` },
+      ]);
+    }
+    const errors = bomSchema(version as SpecVersion)(document);
+    if (errors.length > 0) throw new ReportInvalid(`The report is not a valid CycloneDX ${version} BOM`, errors);
+    const bom = document as Bom;
+    const tool = toolOf(bom);
+    const toolName = tool.name ?? "CycloneDX";
+    const subject = bom.metadata?.component;
+    const target = subject ? packageCoordinate(subject.name, subject.version) : "";
+    const components = componentsByRef(bom);
+
+    const findings = (bom.vulnerabilities ?? []).flatMap((vulnerability): Finding[] => {
+      if (vulnerability.analysis?.state && NOT_EXPOSED.has(vulnerability.analysis.state)) return [];
+      const id = vulnerability.id ?? "";
+      const cve = cveOf([id, ...(vulnerability.references ?? []).map((r) => r.id)]);
+      const rated = severityOf(vulnerability.ratings ?? []);
+      // Informational (info/none) is kept, as low, only when it names a CVE.
+      const severity = rated.severity ?? (cve ? "low" : null);
+      if (!severity) return [];
+      const affected = (vulnerability.affects ?? []).map((a) => {
+        const component = components.get(a.ref);
+        return component ? packageOf(component) : (fromPurl(a.ref) ?? { name: a.ref, version: null, purl: null });
+      });
+      const text = vulnerability.detail ?? vulnerability.description ?? id;
+      return (affected.length > 0 ? affected : [null]).map((pkg) => ({
+        fingerprint: fingerprintOf("cyclonedx", toolName, [id, pkg ? packageLocation(pkg) : "", target]),
+        title: titleOf(pkg ? `${id} in ${packageCoordinate(pkg.name, pkg.version)}` : id) || "Untitled vulnerability",
+        description: clip(text, TEXT_MAX),
+        severity,
+        cwe: cweOf(vulnerability.cwes ?? []),
+        cve,
+        cvssScore: cvssScoreFor(severity, rated.score),
+        introducedIn: pkg ? packageCoordinate(pkg.name, pkg.version) : target || id,
+        remediation: clip(vulnerability.recommendation ?? vulnerability.workaround ?? (pkg ? `Upgrade ${pkg.name} to a version not affected by ${id}` : `See ${id}`), TEXT_MAX),
+        packageName: pkg?.name ?? null,
+        packageVersion: pkg?.version ?? null,
+        location: pkg ? packageLocation(pkg) : target || null,
+      }));
+    });
+    return {
+      format: "cyclonedx",
+      tool: toolName,
+      toolVersion: tool.version ?? null,
+      scanType: subject?.type === "container" ? "container" : "sca",
+      findings,
+    };
+  },
+};

@@ -1,0 +1,138 @@
+// SARIF 2.1.0 (Semgrep, CodeQL, ESLint, Trivy's and Snyk's SARIF, …) → findings (CONTRACT §11).
+// The log is checked against the OASIS schema first, so what follows may rely on its shape.
+import { createRequire } from "node:module";
+import type * as Sarif from "sarif";
+import type { Severity } from "../../domain/validation.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import type { ScanType } from "../engines/engine.ts";
+import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
+import { ReportInvalid, type ReportParser } from "./report.ts";
+
+let checkSchema: SchemaCheck | undefined;
+const sarifSchema = (): SchemaCheck =>
+  (checkSchema ??= schemaCheck(createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), { draft04: true }));
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = { error: "high", warning: "medium", note: "low", none: "low" };
+
+/** Results that say nothing is wrong, or that someone has already dismissed. */
+function isInformational(result: Sarif.Result): boolean {
+  if (result.kind !== undefined && result.kind !== "fail" && result.kind !== "open" && result.kind !== "review") return true;
+  if (result.baselineState === "absent") return true;
+  return (result.suppressions ?? []).some((s) => s.status === undefined || s.status === "accepted");
+}
+
+/** The rule a result refers to: by index into the driver or an extension, else by id. */
+function ruleOf(run: Sarif.Run, result: Sarif.Result): Sarif.ReportingDescriptor | undefined {
+  const components = [run.tool.driver, ...(run.tool.extensions ?? [])];
+  const componentIndex = result.rule?.toolComponent?.index;
+  const component = componentIndex === undefined ? run.tool.driver : run.tool.extensions?.[componentIndex];
+  const index = result.rule?.index ?? result.ruleIndex;
+  if (index !== undefined && index >= 0 && component?.rules?.[index]) return component.rules[index];
+  const id = result.rule?.id ?? result.ruleId;
+  if (id === undefined) return undefined;
+  for (const c of components) {
+    const rule = c.rules?.find((r) => r.id === id);
+    if (rule) return rule;
+  }
+  return undefined;
+}
+
+/** A message's text: its own, else the rule's message string with the arguments put in. */
+function messageText(message: Sarif.Message, rule: Sarif.ReportingDescriptor | undefined): string {
+  if (message.text !== undefined) return message.text;
+  const template = message.id !== undefined ? rule?.messageStrings?.[message.id]?.text : undefined;
+  if (template === undefined) return message.markdown ?? "";
+  return template.replace(/\{(\d+)\}/g, (whole, n: string) => message.arguments?.[Number(n)] ?? whole);
+}
+
+function locationOf(run: Sarif.Run, result: Sarif.Result): string | null {
+  const physical = result.locations?.[0]?.physicalLocation;
+  const artifact = physical?.artifactLocation;
+  const uri = artifact?.uri ?? (artifact?.index !== undefined ? run.artifacts?.[artifact.index]?.location?.uri : undefined);
+  if (uri === undefined) return result.locations?.[0]?.logicalLocations?.[0]?.fullyQualifiedName ?? null;
+  const line = physical?.region?.startLine;
+  return line === undefined ? uri : `${uri}:${line}`;
+}
+
+/** `security-severity` is a CVSS-like score in a string ("8.8"); GitHub reads it the same way. */
+function securitySeverity(...bags: (Sarif.PropertyBag | undefined)[]): number | null {
+  for (const bag of bags) {
+    const value = bag?.["security-severity"];
+    const score = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+    if (severityOfScore(score)) return score;
+  }
+  return null;
+}
+
+function cwesOf(rule: Sarif.ReportingDescriptor | undefined, result: Sarif.Result): unknown[] {
+  const tags = [...(rule?.properties?.tags ?? []), ...(result.properties?.tags ?? [])].filter((t) => /cwe/i.test(t));
+  const cweProperty = rule?.properties?.["cwe"];
+  const related = (rule?.relationships ?? [])
+    .filter((r) => r.target.toolComponent?.name?.toUpperCase() === "CWE")
+    .map((r) => r.target.id);
+  return [...tags, ...(Array.isArray(cweProperty) ? cweProperty : [cweProperty]), ...related];
+}
+
+function fingerprintParts(ruleId: string, result: Sarif.Result, location: string | null): string[] {
+  const stable = { ...result.fingerprints, ...result.partialFingerprints };
+  const keys = Object.keys(stable).sort();
+  if (keys.length === 0) return [ruleId, location ?? ""];
+  return [ruleId, ...keys.map((k) => `${k}=${stable[k]}`)];
+}
+
+function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined): Finding {
+  const rule = ruleOf(run, result);
+  const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? "";
+  const level = result.level ?? rule?.defaultConfiguration?.level ?? "warning";
+  const score = securitySeverity(result.properties, rule?.properties);
+  const severity = (score !== null ? severityOfScore(score) : null) ?? LEVEL_SEVERITY[level];
+  const location = locationOf(run, result);
+  const message = messageText(result.message, rule);
+  const ruleText = rule?.shortDescription?.text ?? rule?.name ?? (ruleId || message);
+  return {
+    fingerprint: fingerprintOf("sarif", tool, fingerprintParts(ruleId, result, location)),
+    title: titleOf(ruleText) || "Untitled result",
+    description: clip(message || ruleText, TEXT_MAX),
+    severity,
+    cwe: cweOf(cwesOf(rule, result)),
+    cve: cveOf([ruleId]),
+    cvssScore: cvssScoreFor(severity, score),
+    introducedIn: commit ? `commit ${commit}` : (location ?? ruleId),
+    remediation: clip(rule?.help?.text ?? rule?.fullDescription?.text ?? (rule?.helpUri ? `See ${rule.helpUri}` : "See the rule's documentation"), TEXT_MAX),
+    packageName: null,
+    packageVersion: null,
+    location,
+  };
+}
+
+/** Trivy, Grype and Snyk Open Source write SARIF too; their findings are about packages, not code. */
+function scanTypeOf(run: Sarif.Run | undefined): ScanType {
+  const name = run?.tool.driver.name.toLowerCase() ?? "";
+  const aboutPackages = name.includes("trivy") || name.includes("grype") || (name.includes("snyk") && !name.includes("code"));
+  if (!aboutPackages) return "sast";
+  return run?.properties?.["imageName"] !== undefined ? "container" : "sca";
+}
+
+export const sarifReport: ReportParser = {
+  format: "sarif",
+
+  detect: (document) => isObject(document) && Array.isArray(document["runs"]) && (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
+
+  parse(document) {
+    const errors = sarifSchema()(document);
+    if (errors.length > 0) throw new ReportInvalid("The report is not a valid SARIF 2.1.0 log", errors);
+    const log = document as Sarif.Log;
+    const runs = log.runs;
+    const tools = [...new Set(runs.map((run) => run.tool.driver.name))];
+    const tool = tools.join(", ") || "SARIF";
+    const first = runs[0]?.tool.driver;
+    const findings = runs.flatMap((run) => {
+      const commit = run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId;
+      return (run.results ?? []).filter((r) => !isInformational(r)).map((r) => findingOf(run, tool, r, commit));
+    });
+    return { format: "sarif", tool, toolVersion: first?.semanticVersion ?? first?.version ?? null, scanType: scanTypeOf(runs[0]), findings };
+  },
+};

@@ -1,0 +1,89 @@
+// Trivy's JSON report (`trivy image|fs|repo --format json`, SchemaVersion 2) → findings
+// (CONTRACT §11). Trivy publishes no JSON Schema; the shape is that of its documentation.
+import { z } from "zod";
+import type { Severity } from "../../domain/validation.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
+import { checkShape } from "./shape-check.ts";
+import type { ReportParser } from "./report.ts";
+
+const cvssSource = z.looseObject({ V3Score: z.number().optional() });
+
+const vulnerability = z.looseObject({
+  VulnerabilityID: z.string().min(1),
+  VendorIDs: z.array(z.string()).optional(),
+  PkgName: z.string().min(1),
+  PkgIdentifier: z.looseObject({ PURL: z.string().optional() }).optional(),
+  InstalledVersion: z.string().optional(),
+  FixedVersion: z.string().optional(),
+  Status: z.string().optional(),
+  SeveritySource: z.string().optional(),
+  Severity: z.enum(["UNKNOWN", "LOW", "MEDIUM", "HIGH", "CRITICAL"]),
+  Title: z.string().optional(),
+  Description: z.string().optional(),
+  PrimaryURL: z.string().optional(),
+  CweIDs: z.array(z.string()).optional(),
+  CVSS: z.record(z.string(), cvssSource).optional(),
+});
+
+const trivySchema = z.looseObject({
+  SchemaVersion: z.literal(2),
+  ArtifactName: z.string().optional(),
+  ArtifactType: z.string().optional(),
+  Trivy: z.looseObject({ Version: z.string().optional() }).optional(),
+  Results: z.array(z.looseObject({ Target: z.string(), Vulnerabilities: z.array(vulnerability).nullish() })).nullish(),
+});
+
+type TrivyVulnerability = z.infer<typeof vulnerability>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The vendor's v3 score Trivy chose the severity from, else NVD's, else any. */
+function v3Score(v: TrivyVulnerability): number | null {
+  const sources = v.CVSS ?? {};
+  const preferred = [v.SeveritySource, "nvd"].flatMap((s) => (s && sources[s]?.V3Score !== undefined ? [sources[s].V3Score!] : []));
+  return preferred[0] ?? Object.values(sources).find((s) => s.V3Score !== undefined)?.V3Score ?? null;
+}
+
+function findingOf(v: TrivyVulnerability, target: string): Finding {
+  const pkg: PackageRef = (v.PkgIdentifier?.PURL && fromPurl(v.PkgIdentifier.PURL)) || { name: v.PkgName, version: v.InstalledVersion ?? null, purl: null };
+  // Trivy's own names win over a purl's spelling (`openssl` for `pkg:deb/debian/openssl`).
+  const coordinate = packageCoordinate(v.PkgName, v.InstalledVersion);
+  const severity: Severity = v.Severity === "UNKNOWN" ? "low" : (v.Severity.toLowerCase() as Severity);
+  const text = [v.Title, v.Description].filter(Boolean).join("\n\n") || v.VulnerabilityID;
+  return {
+    fingerprint: fingerprintOf("trivy", "Trivy", [v.VulnerabilityID, packageLocation(pkg), target]),
+    title: titleOf(`${v.VulnerabilityID} in ${coordinate}`),
+    description: clip(text, TEXT_MAX),
+    severity,
+    cwe: cweOf(v.CweIDs ?? []),
+    cve: cveOf([v.VulnerabilityID, ...(v.VendorIDs ?? [])]),
+    cvssScore: cvssScoreFor(severity, v3Score(v)),
+    introducedIn: coordinate,
+    remediation: v.FixedVersion ? `Upgrade ${v.PkgName} to ${v.FixedVersion}` : `No fixed version of ${v.PkgName} is known yet${v.PrimaryURL ? `; see ${v.PrimaryURL}` : ""}`,
+    packageName: v.PkgName,
+    packageVersion: v.InstalledVersion ?? null,
+    location: packageLocation(pkg),
+  };
+}
+
+export const trivyReport: ReportParser = {
+  format: "trivy",
+
+  detect: (document) => isObject(document) && document["SchemaVersion"] === 2 && ("Results" in document || "ArtifactName" in document),
+
+  parse(document) {
+    const report = checkShape(trivySchema, document, "Trivy JSON report (SchemaVersion 2)");
+    const findings = (report.Results ?? []).flatMap((result) =>
+      (result.Vulnerabilities ?? []).filter((v) => v.Status !== "not_affected").map((v) => findingOf(v, result.Target)),
+    );
+    return {
+      format: "trivy",
+      tool: "Trivy",
+      toolVersion: report.Trivy?.Version ?? null,
+      scanType: report.ArtifactType === "container_image" ? "container" : "sca",
+      findings,
+    };
+  },
+};

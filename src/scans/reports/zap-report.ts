@@ -1,0 +1,98 @@
+// OWASP ZAP's traditional JSON report (`-J report.json`, the baseline and full scans' output) →
+// findings (CONTRACT §11). ZAP publishes no JSON Schema for it; the shape is that of its
+// documentation. One finding per alert and instance (URL and parameter); risk 0 is informational.
+import { z } from "zod";
+import type { Severity } from "../../domain/validation.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { clip, cvssScoreFor, cweOf, fingerprintOf, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import { checkShape } from "./shape-check.ts";
+import type { ReportParser } from "./report.ts";
+
+const instance = z.looseObject({
+  uri: z.string(),
+  method: z.string().optional(),
+  param: z.string().optional(),
+  evidence: z.string().optional(),
+  otherinfo: z.string().optional(),
+});
+
+const alert = z.looseObject({
+  pluginid: z.string().min(1),
+  alert: z.string().optional(),
+  name: z.string().optional(),
+  riskcode: z.enum(["0", "1", "2", "3"]),
+  desc: z.string().optional(),
+  solution: z.string().optional(),
+  otherinfo: z.string().optional(),
+  cweid: z.string().optional(),
+  instances: z.array(instance).optional(),
+});
+
+const zapSchema = z.looseObject({
+  "@programName": z.string().optional(),
+  "@version": z.string(),
+  site: z.array(z.looseObject({ "@name": z.string(), alerts: z.array(alert) })),
+});
+
+type Alert = z.infer<typeof alert>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const RISK: Record<Alert["riskcode"], Severity | null> = { "3": "high", "2": "medium", "1": "low", "0": null };
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/** ZAP writes its texts as HTML paragraphs; findings hold plain text. */
+function plainText(html: string): string {
+  return html
+    .replace(/<\/p>\s*<p>/gi, "\n\n")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
+      if (entity.startsWith("#")) {
+        const code = entity[1] === "x" || entity[1] === "X" ? Number.parseInt(entity.slice(2), 16) : Number(entity.slice(1));
+        // Only what is a character and stays text Postgres can store.
+        return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[entity.toLowerCase()] ?? whole;
+    })
+    .trim();
+}
+
+function findingsOf(a: Alert, tool: string, site: string): Finding[] {
+  const severity = RISK[a.riskcode];
+  if (!severity) return [];
+  const name = a.alert ?? a.name ?? `ZAP plugin ${a.pluginid}`;
+  const description = plainText(a.desc ?? name);
+  const instances = a.instances?.length ? a.instances : [{ uri: site, param: "" } as z.infer<typeof instance>];
+  return instances.map((i) => {
+    const details = [i.param && `Parameter: ${i.param}`, i.evidence && `Evidence: ${i.evidence}`, (i.otherinfo || a.otherinfo) && plainText(i.otherinfo || a.otherinfo!)].filter(Boolean);
+    return {
+      fingerprint: fingerprintOf("zap", tool, [a.pluginid, i.uri, i.param ?? ""]),
+      title: titleOf(name),
+      description: clip([description, ...details].join("\n\n"), TEXT_MAX),
+      severity,
+      cwe: cweOf([a.cweid]),
+      cve: null,
+      cvssScore: cvssScoreFor(severity),
+      introducedIn: i.uri,
+      remediation: clip(plainText(a.solution ?? "") || "See the alert's references", TEXT_MAX),
+      packageName: null,
+      packageVersion: null,
+      location: i.uri,
+    };
+  });
+}
+
+export const zapReport: ReportParser = {
+  format: "zap",
+
+  detect: (document) => isObject(document) && Array.isArray(document["site"]) && ("@version" in document || "@programName" in document),
+
+  parse(document) {
+    const report = checkShape(zapSchema, document, "ZAP JSON report");
+    const tool = report["@programName"] ?? "ZAP";
+    const findings = report.site.flatMap((site) => site.alerts.flatMap((a) => findingsOf(a, tool, site["@name"])));
+    return { format: "zap", tool, toolVersion: report["@version"], scanType: "dast", findings };
+  },
+};
