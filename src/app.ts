@@ -34,6 +34,7 @@ import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { SCAN_TYPES } from "./domain/scans/scans.schemas.ts";
 import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
@@ -92,7 +93,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     throw err;
   });
   if (resealed) log.info({ resealed, keyId: webhookSecrets.sealingKeyId }, "webhook secrets sealed with the current key");
-  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets };
+  const externalScanTypes = SCAN_TYPES.filter((type) => config.SCAN_ENGINES[type] === "external");
+  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets, externalScanTypes };
 
   const verifyToken = createTokenVerifier({
     jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
@@ -156,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     engines: createEngines({ durationMs: config.SCAN_DURATION_MS, overrides: options.scanEngines }),
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
+    external: { scanTypes: externalScanTypes, timeoutMs: config.SCAN_EXTERNAL_TIMEOUT_MS },
   });
   workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);

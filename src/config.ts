@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting is validated once at start-up, typed and frozen.
 import { z } from "zod";
 import { EMBEDDED_PORT } from "./db/embedded-url.ts";
+import { SCAN_TYPES, type ScanType } from "./domain/scans/scans.schemas.ts";
 import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
 
 const bool = z
@@ -20,6 +21,21 @@ const secretKeys = z.string().transform((value, ctx) => {
   return keys;
 });
 
+const ENGINE_KINDS = ["simulator", "external"] as const;
+/** `sast:external,sca:external`: the scan types whose queued scans wait for a report from CI. */
+const scanEngines = z.string().transform((value, ctx) => {
+  const engines = Object.fromEntries(SCAN_TYPES.map((type) => [type, "simulator"])) as Record<ScanType, (typeof ENGINE_KINDS)[number]>;
+  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [type, engine, ...rest] = part.split(":").map((p) => p.trim());
+    if (rest.length > 0 || !SCAN_TYPES.includes(type as ScanType) || !ENGINE_KINDS.includes(engine as (typeof ENGINE_KINDS)[number])) {
+      ctx.addIssue({ code: "custom", message: `must be comma-separated <scanType>:<engine> pairs, scanType one of ${SCAN_TYPES.join(", ")}, engine one of ${ENGINE_KINDS.join(", ")}` });
+      return z.NEVER;
+    }
+    engines[type as ScanType] = engine as (typeof ENGINE_KINDS)[number];
+  }
+  return engines;
+});
+
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -36,6 +52,9 @@ const envSchema = z.object({
   AUTH_AUDIENCE: z.string().min(1).optional(),
   SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
   SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
+  SCAN_ENGINES: scanEngines.prefault(""),
+  /** How long a queued scan of an external type waits for its report before it fails. */
+  SCAN_EXTERNAL_TIMEOUT_MS: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
   WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),

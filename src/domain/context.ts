@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Actor } from "../auth/scopes.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
+import type { ScanType } from "./scans/scans.schemas.ts";
 import type { SecretBox } from "./webhooks/secret-box.ts";
 
 /** Settings the domain rules depend on (a subset of Config, so services stay testable). */
@@ -9,6 +10,8 @@ export interface DomainSettings {
   allowPrivateWebhookTargets: boolean;
   /** Seals webhook secrets before they are stored. */
   webhookSecrets: SecretBox;
+  /** Scan types whose scans wait for a report from CI instead of the built-in engine (SCAN_ENGINES). */
+  externalScanTypes: readonly ScanType[];
 }
 
 /** What every service call receives, whichever door (REST, GraphQL) it came through. */

@@ -7,7 +7,7 @@ import type pg from "pg";
 import type { BackgroundWorker } from "../app.ts";
 import type { Db } from "../db/client.ts";
 import { listen, type Listening } from "../db/listen.ts";
-import { claimScans, completeScan, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
+import { claimScans, completeScan, failOverdueExternalScans, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
 import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scans.service.ts";
 import type { Scan } from "../generated/prisma/client.ts";
 import type { Logger } from "../log.ts";
@@ -28,6 +28,8 @@ export interface ScanRunnerOptions {
   concurrency?: number;
   maxAttempts?: number;
   owner?: string;
+  /** Scan types completed by a report from CI (SCAN_ENGINES), and how long one may wait for it. */
+  external?: { scanTypes: readonly ScanType[]; timeoutMs: number };
 }
 
 export interface ScanRunner extends BackgroundWorker {
@@ -103,9 +105,12 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
 
   /** Claims into the free slots and starts the runs; resolves with the runs' completion promises. */
   async function claim(): Promise<Promise<void>[]> {
+    if (stopping) return [];
+    const external = options.external ?? { scanTypes: [], timeoutMs: 0 };
+    await failOverdueExternalScans(db, external.scanTypes, external.timeoutMs);
     const free = concurrency - inFlight.size;
-    if (stopping || free <= 0) return [];
-    const scans = await claimScans(db, { ...lease, limit: free, maxAttempts });
+    if (free <= 0) return [];
+    const scans = await claimScans(db, { ...lease, limit: free, maxAttempts, externalScanTypes: external.scanTypes });
     return scans.map((scan) => run(scan));
   }
 

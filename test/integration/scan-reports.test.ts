@@ -177,3 +177,91 @@ describe("bad uploads", () => {
     expect(res.status).toBe(202);
   });
 });
+
+describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
+  let ext: TestApp;
+  beforeAll(async () => {
+    ext = await startTestApp({ SCAN_DURATION_MS: "0", SCAN_ENGINES: "sast:external", SCAN_EXTERNAL_TIMEOUT_MS: "60000" });
+  });
+  afterAll(() => ext.close());
+
+  const appOn = async () => (await ext.request("POST", "/applications", { body: { name: `external-${++n}` } })).body.id as string;
+  const trigger = async (app: string, scanType = "sast") => ext.request("POST", `/applications/${app}/scans`, { body: { scanType } });
+  const report = (app: string, scanId: string, body: unknown) =>
+    ext.request("POST", `/applications/${app}/scans/${scanId}/report`, { rawBody: JSON.stringify(body), headers: { "content-type": "application/sarif+json" } });
+  const drain = async () => {
+    while ((await ext.app.scanRunner.runOnce()) > 0);
+  };
+  const events = (app: string, type: string) => ext.app.db.prisma.event.count({ where: { applicationId: app, type } });
+
+  it("waits for the report instead of running the engine, then completes that very scan from it", async () => {
+    const app = await appOn();
+    const triggered = await trigger(app);
+    expect(triggered.status).toBe(202);
+    expect(triggered.body).toMatchObject({ status: "queued", source: { kind: "report", format: null, tool: "external", toolVersion: null } });
+    await drain();
+    expect((await ext.request("GET", `/applications/${app}/scans/${triggered.body.id}`)).body.status).toBe("queued");
+    // While it waits, it is the application's active sast scan.
+    expect((await trigger(app)).status).toBe(409);
+
+    const res = await report(app, triggered.body.id, sarif("Semgrep", [{ rule: "js/sql-injection", file: "src/db.js", line: 42 }]));
+    expect(res.status).toBe(202);
+    expect(res.headers.get("location")).toBe(`/applications/${app}/scans/${triggered.body.id}`);
+    expect(res.body).toMatchObject({
+      id: triggered.body.id,
+      status: "completed",
+      scanType: "sast",
+      summary: { totalFindings: 1, high: 1 },
+      source: { kind: "report", format: "sarif", tool: "Semgrep", toolVersion: "1.2.3" },
+    });
+    const vulns = (await ext.request("GET", `/applications/${app}/vulnerabilities`)).body as any[];
+    expect(vulns).toEqual([expect.objectContaining({ scanId: triggered.body.id, location: "src/db.js:42", tool: "Semgrep" })]);
+    expect(await events(app, "scan.started")).toBe(1);
+    expect(await events(app, "scan.completed")).toBe(1);
+  });
+
+  it("409s a second report, and a report for a type the built-in engine runs", async () => {
+    const app = await appOn();
+    const triggered = await trigger(app);
+    const body = sarif("Semgrep", []);
+    const [a, b] = await Promise.all([report(app, triggered.body.id, body), report(app, triggered.body.id, body)]);
+    expect([a.status, b.status].sort()).toEqual([202, 409]);
+    expect((await report(app, triggered.body.id, body)).body).toMatchObject({ status: 409, code: "conflict" });
+    expect(await events(app, "scan.completed")).toBe(1);
+
+    const dast = await trigger(app, "dast");
+    const refused = await report(app, dast.body.id, body);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain("SCAN_ENGINES");
+    await drain();
+    expect((await ext.request("GET", `/applications/${app}/scans/${dast.body.id}`)).body).toMatchObject({ status: "completed", source: { kind: "engine", tool: "simulator" } });
+  });
+
+  it("refuses a report of another scan type, and answers 404 for another application's scan", async () => {
+    const app = await appOn();
+    const triggered = await trigger(app);
+    const wrongType = await ext.request("POST", `/applications/${app}/scans/${triggered.body.id}/report?scanType=sca`, {
+      rawBody: JSON.stringify(sarif("Semgrep", [])),
+      headers: { "content-type": "application/json" },
+    });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors).toEqual([expect.objectContaining({ path: "scanType" })]);
+    expect((await report(await appOn(), triggered.body.id, sarif("Semgrep", []))).status).toBe(404);
+    expect((await report(app, "not-a-scan", sarif("Semgrep", []))).status).toBe(404);
+  });
+
+  it("fails a scan whose report did not arrive within SCAN_EXTERNAL_TIMEOUT_MS, and 409s a late report", async () => {
+    const app = await appOn();
+    const late = await trigger(app);
+    const app2 = await appOn();
+    const onTime = await trigger(app2);
+    // As if queued 61 s ago: the timeout is 60 s.
+    await ext.app.db.prisma.scan.update({ where: { id: late.body.id }, data: { createdAt: new Date(Date.now() - 61_000) } });
+    await drain();
+    expect((await ext.request("GET", `/applications/${app}/scans/${late.body.id}`)).body.status).toBe("failed");
+    expect((await ext.app.db.prisma.scan.findUniqueOrThrow({ where: { id: late.body.id } })).error).toContain("SCAN_EXTERNAL_TIMEOUT_MS");
+    expect(await events(app, "scan.failed")).toBe(1);
+    expect((await ext.request("GET", `/applications/${app2}/scans/${onTime.body.id}`)).body.status).toBe("queued");
+    expect((await report(app, late.body.id, sarif("Semgrep", []))).status).toBe(409);
+  });
+});

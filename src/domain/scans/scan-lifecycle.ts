@@ -20,6 +20,8 @@ export interface ClaimOptions extends LeaseOptions {
   limit: number;
   /** A scan claimed more often than this (its runners kept dying) fails instead of running again. */
   maxAttempts: number;
+  /** Scan types whose queued scans wait for a report from CI: never claimed for an engine. */
+  externalScanTypes?: readonly string[];
 }
 
 /**
@@ -32,7 +34,7 @@ export async function claimScans(db: Db, options: ClaimOptions): Promise<Scan[]>
     const rows = await tx.$queryRaw<{ id: string; status: string; run_attempts: number }[]>`
       WITH next AS (
         SELECT id FROM scans
-         WHERE status = 'queued'
+         WHERE (status = 'queued' AND scan_type::text <> ALL(${options.externalScanTypes ?? []}::text[]))
             OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= now()))
          ORDER BY created_at, id
          LIMIT ${options.limit}::int
@@ -139,6 +141,25 @@ export async function finishScan(tx: Tx, scan: Scan, findings: readonly Finding[
     })),
   );
   return completed;
+}
+
+/**
+ * Fails the scans of external types still waiting for their report `timeoutMs` after they were
+ * queued (scan.failed). SKIP LOCKED: a report being recorded right now wins.
+ */
+export async function failOverdueExternalScans(db: Db, scanTypes: readonly string[], timeoutMs: number): Promise<number> {
+  if (scanTypes.length === 0) return 0;
+  return db.$transaction(async (tx) => {
+    const overdue = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id::text FROM scans
+       WHERE status = 'queued' AND scan_type::text = ANY(${scanTypes}::text[])
+         AND created_at <= now() - ${timeoutMs}::int * interval '1 millisecond'
+       ORDER BY created_at
+       LIMIT 100
+       FOR UPDATE SKIP LOCKED`;
+    for (const { id } of overdue) await markFailed(tx, id, `No report arrived within ${timeoutMs} ms (SCAN_EXTERNAL_TIMEOUT_MS)`);
+    return overdue.length;
+  });
 }
 
 /** Fails the scan (scan.failed) if the caller still holds its lease; null otherwise. */

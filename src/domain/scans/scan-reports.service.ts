@@ -1,12 +1,14 @@
-// Scans whose findings come from a scanner's report uploaded by CI (CONTRACT §11). The report is
-// read before this is called; here it becomes a scan that starts and completes in one transaction,
-// with the same events, dedup, auto-resolve and policy verdict as an engine's scan. Never a 409:
-// the scan is never `queued` or `running` where the one-active-scan index could see it.
+// Scans whose findings come from a scanner's report sent by CI (CONTRACT §11). The report is read
+// before this is called; here it completes a scan in one transaction, with the same events, dedup,
+// auto-resolve and policy verdict as an engine's scan: either a new scan (an upload, never a 409:
+// it is never `queued` or `running` where the one-active-scan index could see it), or a triggered
+// scan of an external type that was waiting for it.
 import { z } from "zod";
 import { requireScope } from "../../auth/scopes.ts";
 import { isForeignKeyViolation } from "../../db/client.ts";
 import { recordEvent } from "../../events/outbox.ts";
-import { notFound } from "../../errors.ts";
+import type { Tx } from "../../db/client.ts";
+import { conflict, invalid, notFound } from "../../errors.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
@@ -26,9 +28,26 @@ export interface ScanReport {
   findings: Finding[];
 }
 
+/** A report of 100,000 findings takes seconds to record, far beyond the default 5 s. */
+const REPORT_TRANSACTION = { timeout: 120_000 };
+
 export const reportUploadQuerySchema = z.strictObject({
   scanType: z.enum(SCAN_TYPES).optional(),
   triggeredBy: z.string().min(1).max(200).optional(),
+});
+
+/** scan.started as the scan's `running` moment, then everything completing it writes. */
+async function startAndFinish(tx: Tx, scan: Scan, report: ScanReport): Promise<Scan> {
+  const started = { ...scan, status: "running" as const, completedAt: null };
+  await recordEvent(tx, "scan.started", toScanEventData(started), { applicationId: scan.applicationId });
+  return finishScan(tx, scan, report.findings);
+}
+
+const sourceOf = (report: ScanReport) => ({
+  sourceKind: "report" as const,
+  sourceFormat: report.format,
+  sourceTool: report.tool,
+  sourceToolVersion: report.toolVersion,
 });
 
 export async function ingestReport(ctx: ServiceContext, applicationId: string, report: ScanReport, query: unknown): Promise<Scan> {
@@ -48,18 +67,46 @@ export async function ingestReport(ctx: ServiceContext, applicationId: string, r
           createdAt: now,
           startedAt: now,
           completedAt: now,
-          sourceKind: "report",
-          sourceFormat: report.format,
-          sourceTool: report.tool,
-          sourceToolVersion: report.toolVersion,
+          ...sourceOf(report),
         },
       });
-      const started = { ...scan, status: "running" as const, completedAt: null };
-      await recordEvent(tx, "scan.started", toScanEventData(started), { applicationId });
-      return finishScan(tx, scan, report.findings);
-    }, { timeout: 120_000 });
+      return startAndFinish(tx, scan, report);
+    }, REPORT_TRANSACTION);
   } catch (err) {
     if (isForeignKeyViolation(err)) throw notFound("Application");
     throw err;
   }
+}
+
+/**
+ * Completes a triggered scan of an external type (SCAN_ENGINES) with its report: `409` when it is
+ * already completed or failed, or its type runs on the built-in engine. The scan row is locked
+ * first, so of two reports for one scan exactly one completes it.
+ */
+export async function completeScanWithReport(
+  ctx: ServiceContext,
+  applicationId: string,
+  scanId: string,
+  report: ScanReport,
+  query: unknown,
+): Promise<Scan> {
+  requireScope(ctx.actor, "scans:write");
+  const options = parseInput(reportUploadQuerySchema, query, "Query parameters");
+  if (!isId(applicationId) || !isId(scanId)) throw notFound("Scan");
+  return ctx.db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM scans WHERE id = ${scanId}::uuid AND application_id = ${applicationId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw notFound("Scan");
+    const scan = await tx.scan.findUniqueOrThrow({ where: { id: scanId } });
+    if (scan.status === "completed" || scan.status === "failed") throw conflict(`The scan is already ${scan.status}`);
+    if (!ctx.settings.externalScanTypes.includes(scan.scanType)) {
+      throw conflict(`${scan.scanType} scans run on the built-in engine; set SCAN_ENGINES=${scan.scanType}:external to complete them with reports`);
+    }
+    if (options.scanType !== undefined && options.scanType !== scan.scanType) {
+      throw invalid("The report is for another scan type", [{ path: "scanType", message: `Must be the scan's type (${scan.scanType})` }]);
+    }
+    const now = new Date();
+    const running = await tx.scan.update({ where: { id: scanId }, data: { status: "running", startedAt: now, ...sourceOf(report) } });
+    return startAndFinish(tx, running, report);
+  }, REPORT_TRANSACTION);
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
+export type ScanType = (typeof SCAN_TYPES)[number];
 export const SCAN_STATUSES = ["queued", "running", "completed", "failed"] as const;
 
 // Read-only fields a client may echo back; they are ignored (CONTRACT §2).

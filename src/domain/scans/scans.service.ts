@@ -32,6 +32,8 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
         status: "queued",
         triggeredBy: input.triggeredBy ?? actor.sub,
         createdAt: new Date(),
+        // Its report, from CI, will say which tool it was.
+        ...(ctx.settings.externalScanTypes.includes(input.scanType) && { sourceKind: "report" as const, sourceTool: "external" }),
       },
     });
   } catch (err) {

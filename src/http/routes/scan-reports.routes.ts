@@ -1,5 +1,6 @@
+import type Koa from "koa";
 import { z } from "zod";
-import { ingestReport } from "../../domain/scans/scan-reports.service.ts";
+import { completeScanWithReport, ingestReport } from "../../domain/scans/scan-reports.service.ts";
 import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
 import { REPORT_FORMATS, SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import { readReport } from "../../scans/reports/read-report.ts";
@@ -7,31 +8,53 @@ import { singleQuery } from "../list-response.ts";
 import { readReportBody, REPORT_MEDIA_TYPES } from "../report-body.ts";
 import type { RouteDefinition } from "../route.ts";
 
+/** What both doors for reports take: the report as the body, its format and the scan's details. */
+const reportRequest = {
+  tag: "Scans",
+  scope: "scans:write",
+  query: z.object({
+    format: z.enum(REPORT_FORMATS).optional().describe("The report's format; detected from the document when omitted"),
+    scanType: z.enum(SCAN_TYPES).optional().describe("Defaults to what the report implies (CONTRACT §11)"),
+    triggeredBy: z.string().optional().describe("Who or what sent it (default: the token's subject)"),
+  }),
+  body: z.looseObject({}).describe("The scanner's report, as the tool wrote it: up to 50 MiB uncompressed; Content-Encoding: gzip accepted"),
+  bodyMediaTypes: REPORT_MEDIA_TYPES,
+  success: { status: 202, description: "The scan, completed from the report", schema: scanViewSchema, headers: ["Location"] },
+} satisfies Partial<RouteDefinition>;
+
+async function readRequest(ctx: Koa.Context) {
+  const report = readReport(await readReportBody(ctx), singleQuery(ctx, "format"));
+  return { report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
+}
+
 export const scanReportRoutes: RouteDefinition[] = [
   {
+    ...reportRequest,
     operationId: "UploadScanReport",
     method: "POST",
     path: "/applications/{id}/scan-reports",
     summary: "Record a scan from a scanner's report: SARIF, CycloneDX, Trivy, Grype or ZAP JSON (extension)",
-    description:
-      "The body is the report as the tool wrote it (up to 50 MiB uncompressed; Content-Encoding: gzip accepted). " +
-      "It becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
-    tag: "Scans",
-    scope: "scans:write",
-    query: z.object({
-      format: z.enum(REPORT_FORMATS).optional().describe("The report's format; detected from the document when omitted"),
-      scanType: z.enum(SCAN_TYPES).optional().describe("Defaults to what the report implies (CONTRACT §11)"),
-      triggeredBy: z.string().optional().describe("Who or what sent it (default: the token's subject)"),
-    }),
-    body: z.looseObject({}).describe("The scanner's report"),
-    bodyMediaTypes: REPORT_MEDIA_TYPES,
-    success: { status: 202, description: "The scan the report became", schema: scanViewSchema, headers: ["Location"] },
+    description: "The report becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
-      const format = singleQuery(ctx, "format");
-      const report = readReport(await readReportBody(ctx), format);
-      const query = { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") };
+      const { report, query } = await readRequest(ctx);
       const scan = await ingestReport(svc, ctx.params.id!, report, query);
+      ctx.status = 202;
+      ctx.set("Location", `/applications/${scan.applicationId}/scans/${scan.id}`);
+      ctx.body = toScanView(scan);
+    },
+  },
+  {
+    ...reportRequest,
+    operationId: "CompleteScanWithReport",
+    method: "POST",
+    path: "/applications/{id}/scans/{scanId}/report",
+    summary: "Complete a triggered scan of an external type (SCAN_ENGINES) with its scanner's report (extension)",
+    description: "409 when the scan is already completed or failed, or its type runs on the built-in engine.",
+    errors: [400, 404, 409, 413, 415],
+    async handle(ctx, svc) {
+      const { report, query } = await readRequest(ctx);
+      const scan = await completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query);
       ctx.status = 202;
       ctx.set("Location", `/applications/${scan.applicationId}/scans/${scan.id}`);
       ctx.body = toScanView(scan);
