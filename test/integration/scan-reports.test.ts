@@ -107,6 +107,27 @@ describe("uploading a SARIF report", () => {
     expect(byTool("CodeQL", "open")).toBe(1);
     expect(after.filter((v) => v.tool === "simulator" && v.status === "resolved")).toHaveLength(0);
     expect(await eventsOf(app, "vulnerability.resolved")).toBe(1);
+
+    // Filtered by tool, over REST and GraphQL, with the scans' sources.
+    const codeql = (await t.request("GET", `/applications/${app}/vulnerabilities?tool=CodeQL`)).body as any[];
+    expect(codeql.map((v) => v.location)).toEqual(["c.js:3"]);
+    const gql = await t.request("POST", "/graphql", {
+      body: {
+        query: `query($id: ID!) { application(id: $id) {
+          vulnerabilities(filter: { tool: "Semgrep", status: OPEN }) { totalCount edges { node { tool location } } }
+          scans(first: 1) { edges { node { source { kind format tool toolVersion } } } }
+        } vulnerabilities(filter: { applicationId: $id, tool: "simulator" }) { totalCount } }`,
+        variables: { id: app },
+      },
+    });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.application.vulnerabilities).toEqual({
+      totalCount: 1,
+      edges: [{ node: { tool: "Semgrep", location: "a.js:1" } }],
+    });
+    expect(gql.body.data.application.scans.edges[0].node.source).toEqual({ kind: "REPORT", format: "SARIF", tool: "Semgrep", toolVersion: "1.2.3" });
+    expect(gql.body.data.vulnerabilities.totalCount).toBe(after.filter((v) => v.tool === "simulator").length);
+    expect(gql.body.data.vulnerabilities.totalCount).toBeGreaterThan(0);
   });
 
   it("takes scanType, gzip, and any of the report media types", async () => {

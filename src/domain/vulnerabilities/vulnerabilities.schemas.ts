@@ -7,5 +7,7 @@ export const VULNERABILITY_STATUSES = ["open", "in_progress", "resolved", "accep
 export const vulnerabilityFilterSchema = z.object({
   severity: severityField.optional(),
   status: z.enum(VULNERABILITY_STATUSES).optional(),
+  /** The tool that reported them (extension, CONTRACT §11), exactly as it names itself. */
+  tool: z.string().min(1).max(200).optional(),
 });
 export type VulnerabilityFilter = z.infer<typeof vulnerabilityFilterSchema>;

@@ -9,10 +9,16 @@ import { parseInput, type Severity } from "../validation.ts";
 import { VULNERABILITY_STATUSES, vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
 
 /** Filters arrive as raw strings (query parameters, GraphQL arguments) and are validated here. */
+export interface RawVulnerabilityFilter {
+  severity?: unknown;
+  status?: unknown;
+  tool?: unknown;
+}
+
 export async function listApplicationVulnerabilities(
   ctx: ServiceContext,
   applicationId: string,
-  rawFilter: { severity?: unknown; status?: unknown },
+  rawFilter: RawVulnerabilityFilter,
   page: PageRequest,
 ): Promise<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
@@ -27,9 +33,7 @@ export async function listApplicationVulnerabilities(
 // N applications costs a constant number of statements.
 
 /** Filters of the cross-application list: the per-application ones plus the application. */
-export interface VulnerabilitiesFilter {
-  severity?: unknown;
-  status?: unknown;
+export interface VulnerabilitiesFilter extends RawVulnerabilityFilter {
   applicationId?: string;
 }
 
@@ -61,13 +65,14 @@ export async function countVulnerabilities(ctx: ServiceContext, rawFilter: Vulne
 export async function listVulnerabilitiesOfApplications(
   ctx: ServiceContext,
   applicationIds: readonly string[],
-  rawFilter: { severity?: unknown; status?: unknown },
+  rawFilter: RawVulnerabilityFilter,
   page: PageRequest,
 ): Promise<Map<string, Page<Vulnerability>>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
   const condition = Prisma.sql`${filter.severity ? Prisma.sql`severity::text = ${filter.severity}` : Prisma.sql`TRUE`}
-    AND ${filter.status ? Prisma.sql`status::text = ${filter.status}` : Prisma.sql`TRUE`}`;
+    AND ${filter.status ? Prisma.sql`status::text = ${filter.status}` : Prisma.sql`TRUE`}
+    AND ${filter.tool ? Prisma.sql`tool = ${filter.tool}` : Prisma.sql`TRUE`}`;
   const ids = await pageIdsPerParent(ctx.db, "vulnerabilities", applicationIds, page, condition);
   const rows = ids.length ? await ctx.db.vulnerability.findMany({ where: { id: { in: ids } } }) : [];
   return pagesByParent(applicationIds, rows, page.limit);
@@ -77,7 +82,7 @@ export async function listVulnerabilitiesOfApplications(
 export async function countVulnerabilitiesOfApplications(
   ctx: ServiceContext,
   applicationIds: readonly string[],
-  rawFilter: { severity?: unknown; status?: unknown },
+  rawFilter: RawVulnerabilityFilter,
 ): Promise<Map<string, number>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");

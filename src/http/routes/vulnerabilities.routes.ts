@@ -16,13 +16,14 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     query: z.object({
       severity: vulnerabilityFilterSchema.shape.severity.describe("Exact severity; another value is 400"),
       status: vulnerabilityFilterSchema.shape.status.describe("Exact status; another value is 400"),
+      tool: vulnerabilityFilterSchema.shape.tool.describe("The tool that reported them, e.g. Semgrep or simulator (extension)"),
       ...pageQueryShape,
     }),
     success: { status: 200, description: "A page of vulnerabilities", schema: z.array(vulnerabilityViewSchema), headers: ["Link"] },
     errors: [400, 404],
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);
-      const filter = { severity: singleQuery(ctx, "severity"), status: singleQuery(ctx, "status") };
+      const filter = { severity: singleQuery(ctx, "severity"), status: singleQuery(ctx, "status"), tool: singleQuery(ctx, "tool") };
       sendPage(
         ctx,
         await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page),
