@@ -1,5 +1,5 @@
 // npm run report -- --app <applicationId> --file results.sarif [--scan <scanId>] [--format sarif]
-//                    [--scan-type sast] [--triggered-by ci-job-17]
+//                    [--scan-type sast] [--triggered-by ci-job-17] [--checkout-path <dir>]
 // Sends a scanner's report from CI (CONTRACT §11), gzip-compressed as it is read from disk: a new
 // scan, or with --scan the triggered scan of an external type it completes. APPSEC_URL (default
 // http://localhost:8080) and APPSEC_TOKEN (scope scans:write) come from the environment.
@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { createGzip } from "node:zlib";
 
-const USAGE = "Usage: npm run report -- --app <applicationId> --file <report.json> [--scan <scanId>] [--format sarif|cyclonedx|trivy|grype|zap] [--scan-type sast|dast|sca|container] [--triggered-by <who>]";
+const USAGE = "Usage: npm run report -- --app <applicationId> --file <report.json> [--scan <scanId>] [--format sarif|cyclonedx|trivy|grype|zap] [--scan-type sast|dast|sca|container] [--triggered-by <who>] [--checkout-path <dir, default: the current one>]";
 
 function fail(message: string, code = 2): never {
   console.error(message);
@@ -26,6 +26,7 @@ try {
       format: { type: "string" },
       "scan-type": { type: "string" },
       "triggered-by": { type: "string" },
+      "checkout-path": { type: "string" },
     },
   }));
 } catch (err) {
@@ -40,7 +41,9 @@ await access(values.file).catch(() => fail(`Cannot read ${values.file}`));
 const app = encodeURIComponent(values.app);
 const path = values.scan ? `/applications/${app}/scans/${encodeURIComponent(values.scan)}/report` : `/applications/${app}/scan-reports`;
 const url = new URL(path, baseUrl);
-for (const [param, value] of [["format", values.format], ["scanType", values["scan-type"]], ["triggeredBy", values["triggered-by"]]]) {
+// Absolute file:// locations (ESLint writes them) are made relative to where the job checked out.
+const checkoutPath = values["checkout-path"] ?? process.cwd();
+for (const [param, value] of [["format", values.format], ["scanType", values["scan-type"]], ["triggeredBy", values["triggered-by"]], ["checkoutPath", checkoutPath]]) {
   if (value) url.searchParams.set(param!, value);
 }
 

@@ -16,6 +16,10 @@ const reportRequest = {
     format: z.enum(REPORT_FORMATS).optional().describe("The report's format; detected from the document when omitted"),
     scanType: z.enum(SCAN_TYPES).optional().describe("Defaults to what the report implies (CONTRACT §11)"),
     triggeredBy: z.string().optional().describe("Who or what sent it (default: the token's subject)"),
+    checkoutPath: z
+      .string()
+      .optional()
+      .describe("Where the repository was checked out when the tool ran: absolute file:// locations under it become relative (as upload-sarif's checkout_path)"),
   }),
   body: z.looseObject({}).describe("The scanner's report, as the tool wrote it: up to 50 MiB uncompressed; Content-Encoding: gzip accepted"),
   bodyMediaTypes: REPORT_MEDIA_TYPES,
@@ -23,7 +27,7 @@ const reportRequest = {
 } satisfies Partial<RouteDefinition>;
 
 async function readRequest(ctx: Koa.Context) {
-  const report = readReport(await readReportBody(ctx), singleQuery(ctx, "format"));
+  const report = readReport(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
   return { report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
 }
 

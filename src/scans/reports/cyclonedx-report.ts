@@ -59,16 +59,20 @@ interface Vulnerability {
   workaround?: string;
   analysis?: { state?: string };
   affects?: { ref: string }[];
+  tools?: Tools;
 }
 
 interface Tool {
+  type?: string;
   name?: string;
   version?: string;
 }
 
+type Tools = Tool[] | { components?: Tool[]; services?: Tool[] };
+
 interface Bom {
   specVersion: string;
-  metadata?: { tools?: Tool[] | { components?: Tool[]; services?: Tool[] }; component?: Component };
+  metadata?: { tools?: Tools; component?: Component };
   components?: Component[];
   vulnerabilities?: Vulnerability[];
 }
@@ -80,10 +84,12 @@ const RANKED: Severity[] = ["low", "low", "medium", "high", "critical"];
 /** VEX states saying the product is not exposed: nothing to fix. */
 const NOT_EXPOSED = new Set(["not_affected", "false_positive", "resolved", "resolved_with_pedigree"]);
 
+const listed = (tools: Tools | undefined): Tool[] => (Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])]);
+
+/** The tool that found the vulnerabilities (1.5+ names it on each), else the BOM's first tool that is not a library. */
 function toolOf(bom: Bom): Tool {
-  const tools = bom.metadata?.tools;
-  const list = Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])];
-  return list.find((t) => t.name) ?? {};
+  const candidates = [...(bom.vulnerabilities ?? []).flatMap((v) => listed(v.tools)), ...listed(bom.metadata?.tools)].filter((t) => t.name);
+  return candidates.find((t) => t.type !== "library") ?? candidates[0] ?? {};
 }
 
 /** Every component by its bom-ref, nested ones included (walked with a stack, not recursion). */

@@ -3,7 +3,7 @@
 import { invalid } from "../../errors.ts";
 import { cyclonedxReport } from "./cyclonedx-report.ts";
 import { grypeReport } from "./grype-report.ts";
-import { REPORT_FORMATS, ReportInvalid, type ParsedReport, type ReportFormat, type ReportParser } from "./report.ts";
+import { REPORT_FORMATS, ReportInvalid, type ParsedReport, type ReadOptions, type ReportFormat, type ReportParser } from "./report.ts";
 import { sarifReport } from "./sarif-report.ts";
 import { trivyReport } from "./trivy-report.ts";
 import { zapReport } from "./zap-report.ts";
@@ -13,9 +13,13 @@ const PARSERS: readonly ReportParser[] = [sarifReport, cyclonedxReport, trivyRep
 const isFormat = (value: string): value is ReportFormat => (REPORT_FORMATS as readonly string[]).includes(value);
 
 /** `format`: the `?format=` of the upload, if any. Throws a validation DomainError naming JSON Pointers. */
-export function readReport(document: unknown, format?: string): ParsedReport {
+export function readReport(document: unknown, format?: string, options: ReadOptions = {}): ParsedReport {
   if (format !== undefined && !isFormat(format)) {
     throw invalid("Unknown report format", [{ path: "format", message: `Must be one of ${REPORT_FORMATS.join(", ")}` }]);
+  }
+  const checkoutPath = options.checkoutPath;
+  if (checkoutPath !== undefined && (checkoutPath.length > 4096 || !/^(?:\/|[A-Za-z]:[\\/])/.test(checkoutPath))) {
+    throw invalid("Invalid checkout path", [{ path: "checkoutPath", message: "Must be an absolute path of at most 4096 characters" }]);
   }
   const parser = format ? PARSERS.find((p) => p.format === format) : PARSERS.find((p) => p.detect(document));
   if (!parser) {
@@ -24,7 +28,7 @@ export function readReport(document: unknown, format?: string): ParsedReport {
     ]);
   }
   try {
-    return parser.parse(document);
+    return parser.parse(document, options);
   } catch (err) {
     if (err instanceof ReportInvalid) throw invalid(err.message, err.errors);
     throw err;

@@ -25,7 +25,16 @@ export interface ReportParser {
   /** Whether the document looks like this format (a cheap look at its top-level shape). */
   detect(document: unknown): boolean;
   /** Throws ReportInvalid, naming JSON Pointer paths into the document, when it is not a valid report. */
-  parse(document: unknown): ParsedReport;
+  parse(document: unknown, options?: ReadOptions): ParsedReport;
+}
+
+export interface ReadOptions {
+  /**
+   * Where the repository was checked out when the tool ran (as GitHub's upload-sarif
+   * `checkout_path`): absolute `file://` locations under it become relative, so findings keep
+   * their identity whichever runner directory the next scan runs in.
+   */
+  checkoutPath?: string;
 }
 
 /** A document that is not a valid report of its format; `errors[].path` are JSON Pointers into it. */

@@ -7,7 +7,7 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { ScanType } from "../engines/engine.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
-import { ReportInvalid, type ReportParser } from "./report.ts";
+import { ReportInvalid, type ReadOptions, type ReportParser } from "./report.ts";
 
 let checkSchema: SchemaCheck | undefined;
 const sarifSchema = (): SchemaCheck =>
@@ -48,13 +48,20 @@ function messageText(message: Sarif.Message, rule: Sarif.ReportingDescriptor | u
   return template.replace(/\{(\d+)\}/g, (whole, n: string) => message.arguments?.[Number(n)] ?? whole);
 }
 
-function locationOf(run: Sarif.Run, result: Sarif.Result): string | null {
+/** The `file://` URI prefix of a checkout path, POSIX (`/home/runner/work/app`) or Windows (`D:\\a\\app`). */
+function fileUriPrefix(checkoutPath: string): string {
+  const path = checkoutPath.replaceAll("\\", "/").replace(/\/+$/, "");
+  return `file://${path.startsWith("/") ? "" : "/"}${encodeURI(path)}/`;
+}
+
+function locationOf(run: Sarif.Run, result: Sarif.Result, checkout: string | undefined): string | null {
   const physical = result.locations?.[0]?.physicalLocation;
   const artifact = physical?.artifactLocation;
   const uri = artifact?.uri ?? (artifact?.index !== undefined ? run.artifacts?.[artifact.index]?.location?.uri : undefined);
   if (uri === undefined) return result.locations?.[0]?.logicalLocations?.[0]?.fullyQualifiedName ?? null;
+  const path = checkout && uri.startsWith(checkout) ? uri.slice(checkout.length) : uri;
   const line = physical?.region?.startLine;
-  return line === undefined ? uri : `${uri}:${line}`;
+  return line === undefined ? path : `${path}:${line}`;
 }
 
 /** `security-severity` is a CVSS-like score in a string ("8.8"); GitHub reads it the same way. */
@@ -83,13 +90,13 @@ function fingerprintParts(ruleId: string, result: Sarif.Result, location: string
   return [ruleId, ...keys.map((k) => `${k}=${stable[k]}`)];
 }
 
-function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined): Finding {
+function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined, checkout: string | undefined): Finding {
   const rule = ruleOf(run, result);
   const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? "";
   const level = result.level ?? rule?.defaultConfiguration?.level ?? "warning";
   const score = securitySeverity(result.properties, rule?.properties);
   const severity = (score !== null ? severityOfScore(score) : null) ?? LEVEL_SEVERITY[level];
-  const location = locationOf(run, result);
+  const location = locationOf(run, result, checkout);
   const message = messageText(result.message, rule);
   const ruleText = rule?.shortDescription?.text ?? rule?.name ?? (ruleId || message);
   return {
@@ -121,7 +128,7 @@ export const sarifReport: ReportParser = {
 
   detect: (document) => isObject(document) && Array.isArray(document["runs"]) && (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
 
-  parse(document) {
+  parse(document, options: ReadOptions = {}) {
     const errors = sarifSchema()(document);
     if (errors.length > 0) throw new ReportInvalid("The report is not a valid SARIF 2.1.0 log", errors);
     const log = document as Sarif.Log;
@@ -129,9 +136,10 @@ export const sarifReport: ReportParser = {
     const tools = [...new Set(runs.map((run) => run.tool.driver.name))];
     const tool = tools.join(", ") || "SARIF";
     const first = runs[0]?.tool.driver;
+    const checkout = options.checkoutPath ? fileUriPrefix(options.checkoutPath) : undefined;
     const findings = runs.flatMap((run) => {
       const commit = run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId;
-      return (run.results ?? []).filter((r) => !isInformational(r)).map((r) => findingOf(run, tool, r, commit));
+      return (run.results ?? []).filter((r) => !isInformational(r)).map((r) => findingOf(run, tool, r, commit, checkout));
     });
     return { format: "sarif", tool, toolVersion: first?.semanticVersion ?? first?.version ?? null, scanType: scanTypeOf(runs[0]), findings };
   },
