@@ -5,6 +5,7 @@
 // one transaction into one: a scan that records 500 events wakes each listener once, and a listener
 // loads that transaction's events in one query.
 import type { Tx } from "../db/client.ts";
+import { chunksOf } from "../domain/chunks.ts";
 import { newId } from "../ids.ts";
 import type { EventData, EventType } from "./catalog.ts";
 
@@ -17,18 +18,23 @@ export interface NewEvent<T extends EventType = EventType> {
   occurredAt?: Date;
 }
 
-/** Records several events in two statements, whatever their number (a scan may report hundreds). */
+/** Rows per INSERT: a report may record 100,000 events in one transaction. */
+const CHUNK = 5_000;
+
+/**
+ * Records several events, whatever their number, as one INSERT per few thousand (every column an
+ * array parameter) and one NOTIFY.
+ */
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = events.map((e) => ({
-    id: newId(),
-    type: e.type,
-    applicationId: e.applicationId ?? null,
-    data: e.data as object,
-    occurredAt: e.occurredAt ?? new Date(),
-  }));
-  const ids = rows.map((r) => r.id);
-  await tx.event.createMany({ data: rows });
+  const ids = events.map(() => newId());
+  for (const chunk of chunksOf(events.map((e, i) => ({ ...e, id: ids[i]! })), CHUNK)) {
+    await tx.$executeRaw`
+      INSERT INTO events (id, type, application_id, data, occurred_at)
+      SELECT * FROM unnest(${chunk.map((e) => e.id)}::uuid[], ${chunk.map((e) => e.type)}::text[],
+                           ${chunk.map((e) => e.applicationId ?? null)}::uuid[], ${chunk.map((e) => JSON.stringify(e.data))}::json[],
+                           ${chunk.map((e) => (e.occurredAt ?? new Date()).toISOString())}::timestamptz[])`;
+  }
   await tx.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, pg_current_xact_id()::text)`;
   return ids;
 }
