@@ -1,7 +1,8 @@
 // Ingesting a scanner's report at the size limit: a SARIF log of 100,000 results, just under
 // 50 MiB, uploaded to the real service (`dist/main.js`, its own process) on a fresh database.
 // Prints the upload's time (first: every finding new; again: every finding seen again) and the
-// service's peak resident memory (VmHWM) against its resident memory before, with the time this
+// service's peak resident memory (VmHWM) against its resident memory before, and the slowest
+// GET /healthz answer during the upload (how long the event loop was blocked), with the time this
 // process takes merely to JSON.parse the same bytes as the floor. BENCH_CPU_PROF_DIR=dir writes the
 // service's CPU profile there.
 import { randomBytes } from "node:crypto";
@@ -47,6 +48,26 @@ function sizedSarif(): string {
   return bigSarif(RESULTS, perResult);
 }
 
+/** While `work` runs, asks GET /healthz every 20 ms: the slowest answer shows how long the event loop was blocked. */
+async function slowestHealthCheckDuring<T>(base: string, work: Promise<T>): Promise<{ result: T; slowestMs: number }> {
+  let done = false;
+  let slowestMs = 0;
+  const probe = (async () => {
+    while (!done) {
+      const start = performance.now();
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+      slowestMs = Math.max(slowestMs, performance.now() - start);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  try {
+    return { result: await work, slowestMs };
+  } finally {
+    done = true;
+    await probe;
+  }
+}
+
 /** Peak and current resident memory of a process, in MiB, from /proc. */
 async function memoryOf(pid: number): Promise<{ peak: number; now: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -82,12 +103,13 @@ export async function runReportBench(): Promise<void> {
     console.log(`service RSS before: ${before.now} MiB (peak so far ${before.peak} MiB)`);
     for (const round of ["first upload (all new)", "same report again (all seen)"]) {
       const start = performance.now();
-      const res = await fetch(`${base}/applications/${app.id}/scan-reports`, { method: "POST", headers: { ...headers, "content-type": "application/sarif+json" }, body: report });
+      const upload = fetch(`${base}/applications/${app.id}/scan-reports`, { method: "POST", headers: { ...headers, "content-type": "application/sarif+json" }, body: report });
+      const { result: res, slowestMs } = await slowestHealthCheckDuring(base, upload);
       const body = (await res.json()) as { status?: string; summary?: { totalFindings: number }; detail?: string };
       const ms = performance.now() - start;
       if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${body.detail}`);
       const memory = await memoryOf(server.pid!);
-      console.log(`${round}: ${res.status} ${body.status}, ${body.summary?.totalFindings} findings in ${(ms / 1000).toFixed(1)} s (${(ms / parseMs).toFixed(0)}× the parse); service peak RSS ${memory.peak} MiB, RSS after ${memory.now} MiB`);
+      console.log(`${round}: ${res.status} ${body.status}, ${body.summary?.totalFindings} findings in ${(ms / 1000).toFixed(1)} s (${(ms / parseMs).toFixed(0)}× the parse); service peak RSS ${memory.peak} MiB, RSS after ${memory.now} MiB; slowest GET /healthz meanwhile ${slowestMs.toFixed(0)} ms`);
     }
   } finally {
     server.kill("SIGTERM");

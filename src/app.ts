@@ -36,6 +36,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { SCAN_TYPES } from "./domain/scans/scans.schemas.ts";
 import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
+import { closeReportReaders } from "./scans/reports/read-report-off-thread.ts";
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
@@ -199,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await redis?.quit().catch(() => redis.disconnect());
       await drained;
       clearTimeout(cutStreams);
+      await closeReportReaders();
       await db.close();
     },
   };

@@ -3,8 +3,10 @@ import { z } from "zod";
 import { completeScanWithReport, ingestReport } from "../../domain/scans/scan-reports.service.ts";
 import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
 import { REPORT_FORMATS, SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
-import { readReport } from "../../scans/reports/read-report.ts";
+import { readReportOffThread } from "../../scans/reports/read-report-off-thread.ts";
+import { invalid } from "../../errors.ts";
 import { singleQuery } from "../list-response.ts";
+import { httpProblem } from "../problem.ts";
 import { readReportBody, REPORT_MEDIA_TYPES } from "../report-body.ts";
 import type { RouteDefinition } from "../route.ts";
 
@@ -27,8 +29,9 @@ const reportRequest = {
 } satisfies Partial<RouteDefinition>;
 
 async function readRequest(ctx: Koa.Context) {
-  const report = readReport(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
-  return { report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
+  const outcome = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
+  if (!outcome.ok) throw outcome.problem === "malformed_json" ? httpProblem("malformed_json", outcome.message) : invalid(outcome.message, outcome.errors);
+  return { report: outcome.report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
 }
 
 export const scanReportRoutes: RouteDefinition[] = [
