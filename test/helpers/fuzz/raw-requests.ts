@@ -75,8 +75,9 @@ const framing: fc.Arbitrary<{ head: string; body: Buffer }> = fc.constantFrom(..
     { head: type + header("Content-Length", String(body.length)), body },
     // Longer than announced: the rest is read as a next (malformed) request.
     { head: type + header("Content-Length", "1"), body },
-    // Announced far beyond 1 MiB: refused (413) before any of it is read.
-    ...["1048577", "1000000000000", "99999999999999999999", "18446744073709551616"].map((n) => ({ head: type + header("Content-Length", n), body })),
+    // Announced beyond every body limit (50 MiB for scanner reports, 1 MiB for the rest): refused
+    // (413) before any of it is read.
+    ...["52428801", "1000000000000", "99999999999999999999", "18446744073709551616"].map((n) => ({ head: type + header("Content-Length", n), body })),
     // Malformed lengths; a lenient parser reads some as 2 or 3 (" 2", "2,3"), so the body is at least that long.
     ...["-1", "abc", "1e3", "+2", "0x2", " 2", "2, 2", "2,3", ""].map((n) => ({ head: type + header("Content-Length", n), body: Buffer.concat([body, Buffer.from("   ")]) })),
     { head: type + header("Content-Length", String(body.length)).repeat(2), body },
