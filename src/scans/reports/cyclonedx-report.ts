@@ -118,8 +118,9 @@ function severityOf(ratings: readonly Rating[]): { severity: Severity | null; sc
     const named = rating.severity !== undefined ? SEVERITY_RANK[rating.severity] : undefined;
     rank = Math.max(rank, named ?? (fromScore ? SEVERITY_RANK[fromScore]! : 1));
   }
-  const cvss3 = ratings.find((r) => (r.method === "CVSSv31" || r.method === "CVSSv3") && r.score !== undefined);
-  return { severity: rank === 0 ? null : RANKED[rank]!, score: cvss3?.score ?? null };
+  // Sources may score differently: the highest CVSS v3 score goes with the highest rating.
+  const cvss3 = ratings.flatMap((r) => ((r.method === "CVSSv31" || r.method === "CVSSv3") && r.score !== undefined ? [r.score] : []));
+  return { severity: rank === 0 ? null : RANKED[rank]!, score: cvss3.length > 0 ? Math.max(...cvss3) : null };
 }
 
 export const cyclonedxReport: ReportParser = {

@@ -9,9 +9,12 @@ export interface PackageRef {
   purl: string | null;
 }
 
-/** The package's name as its ecosystem writes it: `@babel/core`, `org.apache:log4j-core`, `lodash`. */
+/** Package types whose namespace is the distribution (`pkg:deb/debian/openssl`), not part of the name. */
+const DISTRIBUTION_NAMESPACED = new Set(["alpm", "apk", "deb", "qpkg", "rpm"]);
+
+/** The package's name as its ecosystem writes it: `@babel/core`, `org.apache:log4j-core`, `lodash`, `openssl`. */
 function nameOf(purl: PackageURL): string {
-  if (!purl.namespace) return purl.name;
+  if (!purl.namespace || DISTRIBUTION_NAMESPACED.has(purl.type)) return purl.name;
   return purl.type === "maven" ? `${purl.namespace}:${purl.name}` : `${purl.namespace}/${purl.name}`;
 }
 
