@@ -4,12 +4,22 @@
 import { Ajv, type AnySchema, type ErrorObject, type Options } from "ajv";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
+import { fullFormats } from "ajv-formats/dist/formats.js";
 import type { FieldError } from "../../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 
 const MAX_ERRORS = 20;
 
 export type SchemaCheck = (document: unknown) => FieldError[];
+
+/**
+ * `uri` and `uri-reference` as IRIs (RFC 3987): tools write paths such as `src/ünï.ts` unencoded,
+ * which RFC 3986 forbids but every reader understands. Non-ASCII is percent-encoded, then checked.
+ */
+function asIri(format: (typeof fullFormats)["uri"] | (typeof fullFormats)["uri-reference"]) {
+  const check = (s: string) => (format instanceof RegExp ? format.test(s) : typeof format === "function" ? format(s) : false);
+  return (value: string) => check(value.replace(/[^\x00-\x7f]+/g, (text) => encodeURIComponent(text)));
+}
 
 function describe(error: ErrorObject): FieldError {
   const path = error.instancePath;
@@ -27,6 +37,8 @@ export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; ref
   const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false, logger: false };
   const ajv = options.draft04 ? new AjvDraft04(ajvOptions) : new Ajv(ajvOptions);
   addFormats.default(ajv as unknown as Ajv);
+  ajv.addFormat("uri", asIri(fullFormats.uri));
+  ajv.addFormat("uri-reference", asIri(fullFormats["uri-reference"]));
   for (const reference of options.references ?? []) ajv.addSchema(reference);
   const validate = ajv.compile(schema);
   return (document) => {

@@ -54,14 +54,18 @@ function fileUriPrefix(checkoutPath: string): string {
   return `file://${path.startsWith("/") ? "" : "/"}${encodeURI(path)}/`;
 }
 
-function locationOf(run: Sarif.Run, result: Sarif.Result, checkout: string | undefined): string | null {
+/** Where the result is: `path:line` (`location`), and the file alone (`path`), else a logical location's name. */
+function locationOf(run: Sarif.Run, result: Sarif.Result, checkout: string | undefined): { location: string | null; path: string | null } {
   const physical = result.locations?.[0]?.physicalLocation;
   const artifact = physical?.artifactLocation;
   const uri = artifact?.uri ?? (artifact?.index !== undefined ? run.artifacts?.[artifact.index]?.location?.uri : undefined);
-  if (uri === undefined) return result.locations?.[0]?.logicalLocations?.[0]?.fullyQualifiedName ?? null;
+  if (uri === undefined) {
+    const logical = result.locations?.[0]?.logicalLocations?.[0]?.fullyQualifiedName ?? null;
+    return { location: logical, path: logical };
+  }
   const path = checkout && uri.startsWith(checkout) ? uri.slice(checkout.length) : uri;
   const line = physical?.region?.startLine;
-  return line === undefined ? path : `${path}:${line}`;
+  return { location: line === undefined ? path : `${path}:${line}`, path };
 }
 
 /** `security-severity` is a CVSS-like score in a string ("8.8"); GitHub reads it the same way. */
@@ -83,11 +87,16 @@ function cwesOf(rule: Sarif.ReportingDescriptor | undefined, result: Sarif.Resul
   return [...tags, ...(Array.isArray(cweProperty) ? cweProperty : [cweProperty]), ...related];
 }
 
-function fingerprintParts(ruleId: string, result: Sarif.Result, location: string | null): string[] {
+/**
+ * The tool's fingerprints, with the file (not the line: a result that moves keeps its identity),
+ * as GitHub matches them: CodeQL's primaryLocationLineHash hashes the line's text alone, so the
+ * same code in two files has the same one. Else the rule and the location.
+ */
+function fingerprintParts(ruleId: string, result: Sarif.Result, where: { location: string | null; path: string | null }): string[] {
   const stable = { ...result.fingerprints, ...result.partialFingerprints };
   const keys = Object.keys(stable).sort();
-  if (keys.length === 0) return [ruleId, location ?? ""];
-  return [ruleId, ...keys.map((k) => `${k}=${stable[k]}`)];
+  if (keys.length === 0) return [ruleId, where.location ?? ""];
+  return [ruleId, where.path ?? "", ...keys.map((k) => `${k}=${stable[k]}`)];
 }
 
 function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined, checkout: string | undefined): Finding {
@@ -96,11 +105,12 @@ function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: s
   const level = result.level ?? rule?.defaultConfiguration?.level ?? "warning";
   const score = securitySeverity(result.properties, rule?.properties);
   const severity = (score !== null ? severityOfScore(score) : null) ?? LEVEL_SEVERITY[level];
-  const location = locationOf(run, result, checkout);
+  const where = locationOf(run, result, checkout);
+  const location = where.location;
   const message = messageText(result.message, rule);
   const ruleText = rule?.shortDescription?.text ?? rule?.name ?? (ruleId || message);
   return {
-    fingerprint: fingerprintOf("sarif", tool, fingerprintParts(ruleId, result, location)),
+    fingerprint: fingerprintOf("sarif", tool, fingerprintParts(ruleId, result, where)),
     title: titleOf(ruleText) || "Untitled result",
     description: clip(message || ruleText, TEXT_MAX),
     severity,
