@@ -11,7 +11,10 @@ export interface Finding {
   cwe: string;
   /** Set on sca and container findings, null on sast and dast. */
   cve: string | null;
-  /** CVSS v3.1 base score with one decimal, inside the severity's band. */
+  /**
+   * CVSS v3.1 base score with one decimal: inside the severity's band for the engines; a report's
+   * own score as it gives it (CONTRACT §11), even where the report's severity comes from elsewhere.
+   */
   cvssScore: number;
   /** The change that introduced it: `commit 3f9c2ab`, `lodash@4.17.20`, `FROM debian:11`. */
   introducedIn: string;

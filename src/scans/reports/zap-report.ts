@@ -1,6 +1,7 @@
 // OWASP ZAP's traditional JSON report (`-J report.json`, the baseline and full scans' output) →
 // findings (CONTRACT §11). ZAP publishes no JSON Schema for it; the shape is that of its
 // documentation. One finding per alert and instance (URL and parameter); risk 0 is informational.
+import { decodeHTML } from "entities";
 import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
@@ -40,23 +41,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 const RISK: Record<Alert["riskcode"], Severity | null> = { "3": "high", "2": "medium", "1": "low", "0": null };
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-
 /** ZAP writes its texts as HTML paragraphs; findings hold plain text. */
 function plainText(html: string): string {
-  return html
+  const text = html
     .replace(/<\/p>\s*<p>/gi, "\n\n")
     .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-      if (entity.startsWith("#")) {
-        const code = entity[1] === "x" || entity[1] === "X" ? Number.parseInt(entity.slice(2), 16) : Number(entity.slice(1));
-        // Only what is a character and stays text Postgres can store.
-        return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
-      }
-      return ENTITIES[entity.toLowerCase()] ?? whole;
-    })
-    .trim();
+    .replace(/<[^>]*>/g, "");
+  // HTML's own decoding: a reference to no character (a surrogate, 0) becomes U+FFFD, never a lone surrogate.
+  return decodeHTML(text).trim();
 }
 
 function findingsOf(a: Alert, tool: string, site: string): Finding[] {

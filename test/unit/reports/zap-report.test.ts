@@ -208,6 +208,11 @@ describe("zapReport.parse — risk, CWE and texts", () => {
     expect(finding!.remediation).toBe("Write &lt; rather than <");
   });
 
+  it("decodes every named HTML entity, and a reference to no character as U+FFFD (never a lone surrogate)", () => {
+    const [finding] = findingsOf(alert({ solution: "<p>Caf&eacute; &mdash; r&eacute;sum&eacute; &hellip; &#xD800;&#0;</p>", instances: [instance()] }));
+    expect(finding!.remediation).toBe("Café — résumé … \uFFFD\uFFFD");
+  });
+
   it("keeps the alert's other information, as text, in the description", () => {
     const [finding] = findingsOf(alert({ otherinfo: "<p>The page&#39;s comment mentions &quot;TODO: remove admin&quot;.</p>", instances: [instance()] }));
     expect(finding!.description).toContain(`The page's comment mentions "TODO: remove admin".`);
