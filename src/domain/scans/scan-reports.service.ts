@@ -16,15 +16,17 @@ import { parseInput } from "../validation.ts";
 import type { Finding } from "../vulnerabilities/finding.ts";
 import { finishScan } from "./scan-lifecycle.ts";
 import { toScanEventData } from "./scan.view.ts";
-import { SCAN_TYPES, type ReportFormat } from "./scans.schemas.ts";
+import { SCAN_TYPES, type ReportFormat, type ScanType } from "./scans.schemas.ts";
 
-/** A report as its parser read it. */
+/** A report as its parser read it (src/scans/reports/). */
 export interface ScanReport {
   format: ReportFormat;
+  /** The tool that wrote the report, as it names itself (`Semgrep`, `CodeQL`, `Trivy`, …). */
   tool: string;
   toolVersion: string | null;
-  /** The type the report implies; the upload's `scanType` wins over it. */
-  scanType: (typeof SCAN_TYPES)[number];
+  /** The type the report implies (CONTRACT §11); the upload's `scanType` wins over it. */
+  scanType: ScanType;
+  /** One per distinct result; informational ones already left out. */
   findings: Finding[];
 }
 

@@ -5,6 +5,7 @@ import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
 import { REPORT_FORMATS, SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import { readReportOffThread } from "../../scans/reports/read-report-off-thread.ts";
 import { invalid } from "../../errors.ts";
+import type { Scan } from "../../generated/prisma/client.ts";
 import { singleQuery } from "../list-response.ts";
 import { httpProblem } from "../problem.ts";
 import { readReportBody, REPORT_MEDIA_TYPES } from "../report-body.ts";
@@ -34,6 +35,12 @@ async function readRequest(ctx: Koa.Context) {
   return { report: outcome.report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
 }
 
+function sendScan(ctx: Koa.Context, scan: Scan): void {
+  ctx.status = 202;
+  ctx.set("Location", `/applications/${scan.applicationId}/scans/${scan.id}`);
+  ctx.body = toScanView(scan);
+}
+
 export const scanReportRoutes: RouteDefinition[] = [
   {
     ...reportRequest,
@@ -45,10 +52,7 @@ export const scanReportRoutes: RouteDefinition[] = [
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
       const { report, query } = await readRequest(ctx);
-      const scan = await ingestReport(svc, ctx.params.id!, report, query);
-      ctx.status = 202;
-      ctx.set("Location", `/applications/${scan.applicationId}/scans/${scan.id}`);
-      ctx.body = toScanView(scan);
+      sendScan(ctx, await ingestReport(svc, ctx.params.id!, report, query));
     },
   },
   {
@@ -61,10 +65,7 @@ export const scanReportRoutes: RouteDefinition[] = [
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {
       const { report, query } = await readRequest(ctx);
-      const scan = await completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query);
-      ctx.status = 202;
-      ctx.set("Location", `/applications/${scan.applicationId}/scans/${scan.id}`);
-      ctx.body = toScanView(scan);
+      sendScan(ctx, await completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query));
     },
   },
 ];

@@ -9,7 +9,7 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
-import { ReportInvalid, type ReportParser } from "./report.ts";
+import { isObject, ReportInvalid, type ReportParser } from "./report.ts";
 
 export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"] as const;
 type SpecVersion = (typeof CYCLONEDX_VERSIONS)[number];
@@ -76,8 +76,6 @@ interface Bom {
   components?: Component[];
   vulnerabilities?: Vulnerability[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const SEVERITY_RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, unknown: 1, info: 0, none: 0 };
 const RANKED: Severity[] = ["low", "low", "medium", "high", "critical"];

@@ -6,7 +6,7 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cveOf, cvssScoreFor, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf, UNKNOWN_CWE } from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
-import type { ReportParser } from "./report.ts";
+import { isObject, type ReportParser } from "./report.ts";
 
 const cvss = z.array(z.looseObject({ version: z.string(), metrics: z.looseObject({ baseScore: z.number() }) }));
 
@@ -33,8 +33,6 @@ const grypeSchema = z.looseObject({
 });
 
 type Match = z.infer<typeof match>;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const SEVERITY: Record<Match["vulnerability"]["severity"], Severity | null> = {
   Critical: "critical",

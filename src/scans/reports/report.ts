@@ -1,24 +1,17 @@
 // What a scanner's report becomes once read (CONTRACT §11): the findings the engines also produce,
 // with the tool that wrote them and the scan type they belong to. One parser per format turns a
-// parsed JSON document into this; detect-format.ts picks the parser.
-import type { Finding } from "../../domain/vulnerabilities/finding.ts";
-import type { FieldError } from "../../errors.ts";
-import type { ScanType } from "../engines/engine.ts";
-
+// parsed JSON document into this; read-report.ts picks the parser.
+import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { ReportFormat } from "../../domain/scans/scans.schemas.ts";
+import type { FieldError } from "../../errors.ts";
 
 export { REPORT_FORMATS, type ReportFormat } from "../../domain/scans/scans.schemas.ts";
 
-export interface ParsedReport {
-  format: ReportFormat;
-  /** The tool that wrote the report, as it names itself (`Semgrep`, `CodeQL`, `Trivy`, …). */
-  tool: string;
-  toolVersion: string | null;
-  /** The scan type the report implies (CONTRACT §11), used when the upload does not name one. */
-  scanType: ScanType;
-  /** One per distinct result; informational ones already left out. */
-  findings: Finding[];
-}
+/** What a report becomes once read: the domain's ScanReport (CONTRACT §11). */
+export type ParsedReport = ScanReport;
+
+/** A JSON object (not an array, not null): what detect() looks at first. */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export interface ReportParser {
   readonly format: ReportFormat;

@@ -7,13 +7,11 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { ScanType } from "../engines/engine.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
-import { ReportInvalid, type ReadOptions, type ReportParser } from "./report.ts";
+import { isObject, ReportInvalid, type ReadOptions, type ReportParser } from "./report.ts";
 
 let checkSchema: SchemaCheck | undefined;
 const sarifSchema = (): SchemaCheck =>
   (checkSchema ??= schemaCheck(createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), { draft04: true }));
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = { error: "high", warning: "medium", note: "low", none: "low" };
 

@@ -6,7 +6,7 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
-import type { ReportParser } from "./report.ts";
+import { isObject, type ReportParser } from "./report.ts";
 
 const cvssSource = z.looseObject({ V3Score: z.number().optional() });
 
@@ -36,8 +36,6 @@ const trivySchema = z.looseObject({
 });
 
 type TrivyVulnerability = z.infer<typeof vulnerability>;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The vendor's v3 score Trivy chose the severity from, else NVD's, else any. */
 function v3Score(v: TrivyVulnerability): number | null {

@@ -7,7 +7,7 @@ import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cvssScoreFor, cweOf, fingerprintOf, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { checkShape } from "./shape-check.ts";
-import type { ReportParser } from "./report.ts";
+import { isObject, type ReportParser } from "./report.ts";
 
 const instance = z.looseObject({
   uri: z.string(),
@@ -36,8 +36,6 @@ const zapSchema = z.looseObject({
 });
 
 type Alert = z.infer<typeof alert>;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const RISK: Record<Alert["riskcode"], Severity | null> = { "3": "high", "2": "medium", "1": "low", "0": null };
 
