@@ -111,6 +111,8 @@ export async function runReportBench(): Promise<void> {
       const memory = await memoryOf(server.pid!);
       console.log(`${round}: ${res.status} ${body.status}, ${body.summary?.totalFindings} findings in ${(ms / 1000).toFixed(1)} s (${(ms / parseMs).toFixed(0)}× the parse); service peak RSS ${memory.peak} MiB, RSS after ${memory.now} MiB; slowest GET /healthz meanwhile ${slowestMs.toFixed(0)} ms`);
     }
+    await new Promise((r) => setTimeout(r, 15_000));
+    console.log(`service RSS 15 s later (the report threads have ended): ${(await memoryOf(server.pid!)).now} MiB`);
   } finally {
     server.kill("SIGTERM");
     await new Promise((r) => server.once("exit", r));

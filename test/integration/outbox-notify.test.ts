@@ -73,7 +73,7 @@ it("sends nothing for a rolled-back transaction", async () => {
   expect(notifications).toHaveLength(1); // the marker's
 });
 
-it("feeds live subscribers every event of a notified transaction, in the order they happened", async () => {
+it("feeds live subscribers every event of a notified transaction, in the order they happened, over several pages", async () => {
   const bus = createEventBus({ source: postgresEventSource({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }), log: createLogger("silent") });
   try {
     const received: EventEnvelope[] = [];
@@ -81,10 +81,10 @@ it("feeds live subscribers every event of a notified transaction, in the order t
     const reading = (async () => {
       for await (const event of stream) {
         received.push(event);
-        if (received.length === 250) break;
+        if (received.length === 2_500) break;
       }
     })();
-    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 250 }, (_, i) => created(`live ${i}`))));
+    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 2_500 }, (_, i) => created(`live ${i}`))));
     await reading;
     expect(received.map((e) => e.eventId)).toEqual(ids);
     expect(received.map((e) => (e.data as { title: string }).title)).toEqual(ids.map((_, i) => `live ${i}`));

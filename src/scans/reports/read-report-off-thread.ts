@@ -1,6 +1,7 @@
 // Reads reports in a small pool of worker threads (piscina), so a 50 MiB report never blocks the
 // event loop that serves every other request, and its parsed document never lives on the main
-// thread. Threads start with the first report and end after a minute without one.
+// thread. Threads start with the first report and end 10 s after the last one, giving their heap
+// back.
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
 import type { ReadOptions } from "./report.ts";
@@ -14,7 +15,7 @@ const readers = () =>
     filename: new URL(compiled ? "./report-worker.js" : "./report-worker-ts.mjs", import.meta.url).href,
     minThreads: 0,
     maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)),
-    idleTimeout: 60_000,
+    idleTimeout: 10_000,
   }));
 
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
