@@ -3,8 +3,9 @@
 import { randomUUID } from "node:crypto";
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { cyclonedxReport } from "../../../src/scans/reports/cyclonedx-report.ts";
-import { ReportInvalid, type ParsedReport } from "../../../src/scans/reports/report.ts";
+import type { ParsedReport } from "../../../src/scans/reports/report.ts";
 import { trivyReport } from "../../../src/scans/reports/trivy-report.ts";
+import { hasLoneSurrogate, invalidErrors, invalidPaths, onlyFinding } from "../../helpers/report-parsing.ts";
 
 type Json = Record<string, unknown>;
 /** What a JSON file holds: keys set to undefined (to leave a field out) disappear. */
@@ -95,24 +96,11 @@ function bom16(parts: BomParts = {}): Json {
 }
 
 const parse = (document: unknown): ParsedReport => cyclonedxReport.parse(document);
-const only = (report: ParsedReport): Finding => {
-  expect(report.findings).toHaveLength(1);
-  return report.findings[0]!;
-};
+const only = (report: ParsedReport): Finding => onlyFinding(report.findings);
 
-/** The errors of the ReportInvalid that parsing throws (fails when it throws anything else). */
-function invalidErrors(document: unknown): { path: string; message: string }[] {
-  try {
-    parse(document);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ReportInvalid);
-    return (error as ReportInvalid).errors;
-  }
-  throw new Error("parse accepted an invalid document");
-}
-const pathsOf = (document: unknown) => invalidErrors(document).map((e) => e.path);
+const invalidErrorsOf = (document: unknown) => invalidErrors(parse, document);
+const pathsOf = (document: unknown) => invalidPaths(parse, document);
 
-const hasLoneSurrogate = (text: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 // ---- tests ----------------------------------------------------------------------------------
 
@@ -548,7 +536,7 @@ describe("cyclonedxReport.parse — invalid documents", () => {
     ["an array", []],
     ["a string", "{}"],
   ])("rejects %s", (_what, document) => {
-    expect(invalidErrors(document).length).toBeGreaterThan(0);
+    expect(invalidErrorsOf(document).length).toBeGreaterThan(0);
   });
 
   it.each<[string, (d: Json) => void, string]>([
@@ -565,7 +553,7 @@ describe("cyclonedxReport.parse — invalid documents", () => {
   ])("rejects %s", (_what, spoil, path) => {
     const document = bom14({ vulnerabilities: [vulnerability()] });
     spoil(document);
-    const errors = invalidErrors(document);
+    const errors = invalidErrorsOf(document);
     expect(errors.map((e) => e.path)).toContain(path);
     expect(errors.every((e) => e.path === "" || e.path.startsWith("/"))).toBe(true);
     expect(errors.every((e) => typeof e.message === "string" && e.message.length > 0)).toBe(true);

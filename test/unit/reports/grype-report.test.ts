@@ -4,7 +4,8 @@ import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { DomainError } from "../../../src/errors.ts";
 import { grypeReport } from "../../../src/scans/reports/grype-report.ts";
 import { readReport } from "../../../src/scans/reports/read-report.ts";
-import { ReportInvalid, type ParsedReport } from "../../../src/scans/reports/report.ts";
+import type { ParsedReport } from "../../../src/scans/reports/report.ts";
+import { invalidPaths, onlyFinding } from "../../helpers/report-parsing.ts";
 
 type Json = Record<string, unknown>;
 /** What a JSON file holds: keys set to undefined (to leave a field out) disappear. */
@@ -172,11 +173,9 @@ function directoryReport(matches: unknown[] = [npmMatch()], extra: Json = {}): J
   });
 }
 
+const pathsOfInvalid = (document: unknown) => invalidPaths(parse, document);
 const parse = (document: unknown): ParsedReport => grypeReport.parse(document);
-const only = (report: ParsedReport): Finding => {
-  expect(report.findings).toHaveLength(1);
-  return report.findings[0]!;
-};
+const only = (report: ParsedReport): Finding => onlyFinding(report.findings);
 /** The findings of a directory report holding these matches. */
 const findingsOf = (...matches: Json[]): Finding[] => parse(directoryReport(matches)).findings;
 
@@ -411,27 +410,18 @@ describe("grypeReport.parse — fingerprints", () => {
 });
 
 describe("grypeReport.parse — invalid reports", () => {
-  function invalidPaths(document: unknown): string[] {
-    try {
-      parse(document);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ReportInvalid);
-      return (error as ReportInvalid).errors.map((e) => e.path);
-    }
-    throw new Error("parse accepted an invalid document");
-  }
 
   it("names the severity Grype does not write", () => {
-    expect(invalidPaths(imageReport([apkMatch(), apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual(["/matches/1/vulnerability/severity"]);
+    expect(pathsOfInvalid(imageReport([apkMatch(), apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual(["/matches/1/vulnerability/severity"]);
   });
 
   it("names a match without an artifact name, and a vulnerability without an id", () => {
-    const paths = invalidPaths(directoryReport([npmMatch({ artifact: { name: undefined } }), npmMatch({ vulnerability: { id: undefined } })]));
+    const paths = pathsOfInvalid(directoryReport([npmMatch({ artifact: { name: undefined } }), npmMatch({ vulnerability: { id: undefined } })]));
     expect(paths).toEqual(expect.arrayContaining(["/matches/0/artifact/name", "/matches/1/vulnerability/id"]));
   });
 
   it("names matches that are not an array", () => {
-    expect(invalidPaths({ matches: "none", descriptor: DESCRIPTOR })).toEqual(["/matches"]);
+    expect(pathsOfInvalid({ matches: "none", descriptor: DESCRIPTOR })).toEqual(["/matches"]);
   });
 });
 

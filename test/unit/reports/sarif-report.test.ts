@@ -5,8 +5,9 @@ import type * as Sarif from "sarif";
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { DomainError } from "../../../src/errors.ts";
 import { readReport } from "../../../src/scans/reports/read-report.ts";
-import { ReportInvalid, type ParsedReport } from "../../../src/scans/reports/report.ts";
+import type { ParsedReport } from "../../../src/scans/reports/report.ts";
 import { sarifReport } from "../../../src/scans/reports/sarif-report.ts";
+import { hasLoneSurrogate, invalidPaths, onlyFinding } from "../../helpers/report-parsing.ts";
 
 type Json = Record<string, unknown>;
 /** What a JSON file holds: keys set to undefined (to leave a field out) disappear. */
@@ -260,12 +261,10 @@ function trivyRun(properties?: Json): Sarif.Run {
   };
 }
 
+const pathsOfInvalid = (document: unknown) => invalidPaths(parse, document);
 const parse = (document: unknown): ParsedReport => sarifReport.parse(document);
 const findingsOf = (...runs: Sarif.Run[]): Finding[] => parse(sarifLog(runs)).findings;
-const only = (findings: Finding[]): Finding => {
-  expect(findings).toHaveLength(1);
-  return findings[0]!;
-};
+const only = (findings: Finding[]): Finding => onlyFinding(findings);
 /** The single finding of an ad hoc tool's log holding this one result. */
 const one = (r: Sarif.Result, rule: Partial<Sarif.ReportingDescriptor> = {}): Finding => only(findingsOf(toolRun([r], rule)));
 
@@ -284,7 +283,6 @@ const errorPaths = (document: unknown, format?: string): string[] => {
   return (error.details.errors ?? []).map((e) => e.path);
 };
 
-const hasLoneSurrogate = (text: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 // ---- tests ----------------------------------------------------------------------------------
 
@@ -630,31 +628,22 @@ describe("sarifReport.parse — a Trivy-written log", () => {
 });
 
 describe("sarifReport.parse — invalid logs", () => {
-  function invalidPaths(document: unknown): string[] {
-    try {
-      parse(document);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ReportInvalid);
-      return (error as ReportInvalid).errors.map((e) => e.path);
-    }
-    throw new Error("parse accepted an invalid document");
-  }
   const withResult = (r: Json) => ({ version: "2.1.0", runs: [{ tool: { driver: { name: "acme-lint" } }, results: [r] }] });
 
   it("names a level SARIF does not define", () => {
-    expect(invalidPaths(withResult({ ...result(), level: "catastrophic" }))).toContain("/runs/0/results/0/level");
+    expect(pathsOfInvalid(withResult({ ...result(), level: "catastrophic" }))).toContain("/runs/0/results/0/level");
   });
 
   it("names a result without a message", () => {
-    expect(invalidPaths(withResult({ ruleId: "acme/check" }))).toContain("/runs/0/results/0/message");
+    expect(pathsOfInvalid(withResult({ ruleId: "acme/check" }))).toContain("/runs/0/results/0/message");
   });
 
   it("names a run without a tool", () => {
-    expect(invalidPaths({ version: "2.1.0", runs: [{ results: [] }] })).toContain("/runs/0/tool");
+    expect(pathsOfInvalid({ version: "2.1.0", runs: [{ results: [] }] })).toContain("/runs/0/tool");
   });
 
   it("rejects another SARIF version", () => {
-    expect(invalidPaths({ ...sarifLog(), version: "2.0.0" })).toContain("/version");
+    expect(pathsOfInvalid({ ...sarifLog(), version: "2.0.0" })).toContain("/version");
   });
 });
 

@@ -2,8 +2,9 @@
 // `trivy image|fs --format json` gives them (SchemaVersion 2).
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { cyclonedxReport } from "../../../src/scans/reports/cyclonedx-report.ts";
-import { ReportInvalid, type ParsedReport } from "../../../src/scans/reports/report.ts";
+import type { ParsedReport } from "../../../src/scans/reports/report.ts";
 import { trivyReport } from "../../../src/scans/reports/trivy-report.ts";
+import { hasLoneSurrogate, invalidErrors, invalidPaths, onlyFinding } from "../../helpers/report-parsing.ts";
 
 type Json = Record<string, unknown>;
 /** What a JSON file holds: keys set to undefined (to leave a field out) disappear. */
@@ -126,25 +127,13 @@ function fsReport(results: Json[] = [nodeResult([npmVulnerability()], "package-l
 }
 
 const parse = (document: unknown): ParsedReport => trivyReport.parse(document);
-const only = (report: ParsedReport): Finding => {
-  expect(report.findings).toHaveLength(1);
-  return report.findings[0]!;
-};
+const only = (report: ParsedReport): Finding => onlyFinding(report.findings);
 /** The single finding of a filesystem report holding this one vulnerability. */
 const one = (vulnerability: Json): Finding => only(parse(fsReport([nodeResult([vulnerability], "package-lock.json")])));
 
-function invalidErrors(document: unknown): { path: string; message: string }[] {
-  try {
-    parse(document);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ReportInvalid);
-    return (error as ReportInvalid).errors;
-  }
-  throw new Error("parse accepted an invalid document");
-}
-const pathsOf = (document: unknown) => invalidErrors(document).map((e) => e.path);
+const invalidErrorsOf = (document: unknown) => invalidErrors(parse, document);
+const pathsOf = (document: unknown) => invalidPaths(parse, document);
 
-const hasLoneSurrogate = (text: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 // ---- tests ----------------------------------------------------------------------------------
 
@@ -507,7 +496,7 @@ describe("trivyReport.parse — invalid documents", () => {
   ])("rejects %s", (_what, spoil, path) => {
     const document = imageReport();
     spoil(document);
-    const errors = invalidErrors(document);
+    const errors = invalidErrorsOf(document);
     expect(errors.map((e) => e.path)).toContain(path);
     expect(errors.every((e) => typeof e.message === "string" && e.message.length > 0)).toBe(true);
   });
@@ -517,6 +506,6 @@ describe("trivyReport.parse — invalid documents", () => {
     ["an array", []],
     ["a CycloneDX BOM", { bomFormat: "CycloneDX", specVersion: "1.6" }],
   ])("rejects %s", (_what, document) => {
-    expect(invalidErrors(document).length).toBeGreaterThan(0);
+    expect(invalidErrorsOf(document).length).toBeGreaterThan(0);
   });
 });

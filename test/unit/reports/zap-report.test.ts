@@ -4,8 +4,9 @@
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { DomainError } from "../../../src/errors.ts";
 import { readReport } from "../../../src/scans/reports/read-report.ts";
-import { ReportInvalid, type ParsedReport } from "../../../src/scans/reports/report.ts";
+import type { ParsedReport } from "../../../src/scans/reports/report.ts";
 import { zapReport } from "../../../src/scans/reports/zap-report.ts";
+import { invalidPaths } from "../../helpers/report-parsing.ts";
 
 type Json = Record<string, unknown>;
 /** What a JSON file holds: keys set to undefined (to leave a field out) disappear. */
@@ -69,6 +70,7 @@ function zapDocument(sites: unknown[] = [site()], extra: Json = {}): Json {
   return asJson({ "@programName": "ZAP", "@version": "2.15.0", "@generated": "Thu, 2 May 2024 10:15:00", site: sites, ...extra });
 }
 
+const pathsOfInvalid = (document: unknown) => invalidPaths(parse, document);
 const parse = (document: unknown): ParsedReport => zapReport.parse(document);
 /** The findings of a one-site report holding these alerts. */
 const findingsOf = (...alerts: Json[]): Finding[] => parse(zapDocument([site(alerts)])).findings;
@@ -308,27 +310,18 @@ describe("zapReport.parse — fingerprints", () => {
 });
 
 describe("zapReport.parse — invalid reports", () => {
-  function invalidPaths(document: unknown): string[] {
-    try {
-      parse(document);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ReportInvalid);
-      return (error as ReportInvalid).errors.map((e) => e.path);
-    }
-    throw new Error("parse accepted an invalid document");
-  }
 
   it("names a riskcode ZAP does not write", () => {
-    expect(invalidPaths(zapDocument([site([alert(), alert({ riskcode: "7" })])]))).toEqual(["/site/0/alerts/1/riskcode"]);
+    expect(pathsOfInvalid(zapDocument([site([alert(), alert({ riskcode: "7" })])]))).toEqual(["/site/0/alerts/1/riskcode"]);
   });
 
   it("names an alert without a plugin id and an instance without a URI", () => {
-    const paths = invalidPaths(zapDocument([site([alert({ pluginid: undefined }), alert({ instances: [instance(), instance({ uri: undefined })] })])]));
+    const paths = pathsOfInvalid(zapDocument([site([alert({ pluginid: undefined }), alert({ instances: [instance(), instance({ uri: undefined })] })])]));
     expect(paths).toEqual(expect.arrayContaining(["/site/0/alerts/0/pluginid", "/site/0/alerts/1/instances/1/uri"]));
   });
 
   it("names a missing @version", () => {
-    expect(invalidPaths(zapDocument([site()], { "@version": undefined }))).toEqual(["/@version"]);
+    expect(pathsOfInvalid(zapDocument([site()], { "@version": undefined }))).toEqual(["/@version"]);
   });
 });
 
