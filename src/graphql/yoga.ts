@@ -12,6 +12,7 @@ import { hasBody, readBodyText } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
 import type { Logger } from "../log.ts";
 import { BatcherRegistry } from "./batch.ts";
+import { PerApplicationBatch } from "./per-application-batch.ts";
 import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
 import { maskError } from "./errors.ts";
@@ -38,7 +39,13 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     maskedErrors: { maskError, isDev: false },
     logging: false, // errorLoggingPlugin logs what is masked, with the request's logger
     plugins: [armorPlugin(deps.production), unparsableParamsAsBadRequest(), unsafeVariablesRefused(), errorLoggingPlugin(deps.log)],
-    context: ({ actor, service }) => ({ actor, service, events: deps.events, batch: new BatcherRegistry() }),
+    context: ({ actor, service }) => ({
+      actor,
+      service,
+      events: deps.events,
+      batch: new BatcherRegistry(),
+      perApplication: new PerApplicationBatch(service),
+    }),
   });
 }
 

@@ -7,7 +7,6 @@ import { isId, newId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
-import { pageIdsPerParent, pagesByParent } from "../pagination-per-parent.ts";
 import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import { triggerScanSchema } from "./scans.schemas.ts";
 
@@ -59,47 +58,4 @@ export async function getScan(ctx: ServiceContext, applicationId: string, scanId
   if (scan) return scan; // its application exists (foreign key): one query on the common path
   await requireApplication(ctx.db, applicationId);
   throw notFound("Scan");
-}
-
-// Reads for dashboards (GraphQL), batched per application: constant statements for N applications.
-
-/** One page of scans for each of many applications, in two statements. */
-export async function listScansOfApplications(
-  ctx: ServiceContext,
-  applicationIds: readonly string[],
-  page: PageRequest,
-): Promise<Map<string, Page<Scan>>> {
-  requireScope(ctx.actor, "scans:read");
-  const ids = await pageIdsPerParent(ctx.db, "scans", applicationIds, page);
-  const rows = ids.length ? await ctx.db.scan.findMany({ where: { id: { in: ids } } }) : [];
-  return pagesByParent(applicationIds, rows, page.limit);
-}
-
-export async function countScansOfApplications(ctx: ServiceContext, applicationIds: readonly string[]): Promise<Map<string, number>> {
-  requireScope(ctx.actor, "scans:read");
-  const groups = await ctx.db.scan.groupBy({
-    by: ["applicationId"],
-    where: { applicationId: { in: [...applicationIds] } },
-    _count: { _all: true },
-  });
-  return new Map(groups.map((g) => [g.applicationId, g._count._all]));
-}
-
-/** The newest scan of each type, for each of many applications, in two statements. */
-export async function latestScansOfApplications(
-  ctx: ServiceContext,
-  applicationIds: readonly string[],
-): Promise<Map<string, Scan[]>> {
-  requireScope(ctx.actor, "scans:read");
-  const latest = new Map<string, Scan[]>(applicationIds.map((id) => [id, []]));
-  if (applicationIds.length === 0) return latest;
-  const ids = await ctx.db.$queryRaw<{ id: string }[]>`
-    SELECT DISTINCT ON (application_id, scan_type) id::text
-      FROM scans
-     WHERE application_id = ANY(${[...applicationIds]}::uuid[])
-     ORDER BY application_id, scan_type, created_at DESC, id DESC`;
-  if (ids.length === 0) return latest;
-  const rows = await ctx.db.scan.findMany({ where: { id: { in: ids.map((r) => r.id) } }, orderBy: { scanType: "asc" } });
-  for (const scan of rows) latest.get(scan.applicationId)?.push(scan);
-  return latest;
 }

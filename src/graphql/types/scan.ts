@@ -1,10 +1,13 @@
 // Scan: the type, Application.scans / Application.latestScans, and the triggerScan mutation.
-// Fields under a list of applications go through per-request batchers: constant statements.
+// Fields under a list of applications go through ctx.perApplication: one statement for all.
 import type { ScanSummary } from "../../domain/scans/scan-summary.ts";
+import type { PerApplicationRead } from "../../domain/per-application.ts";
+import * as perApplication from "../../domain/scans/scans-per-application.ts";
 import * as scans from "../../domain/scans/scans.service.ts";
 import { builder } from "../builder.ts";
 import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
 import { restShaped } from "../inputs.ts";
+import { selectsField } from "../selects-field.ts";
 import { ApplicationRef, loadApplication } from "./application.ts";
 import { ReportFormatEnum, ScanSourceKindEnum, ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
 
@@ -66,18 +69,19 @@ builder.prismaObjectFields("Application", (t) => ({
     type: ScanConnection,
     description: "The application's scans, newest first.",
     args: { first: t.arg.int(), after: t.arg.string() },
-    resolve: async (app, args, ctx) => {
+    resolve: async (app, args, ctx, info) => {
       const page = pageRequestOf(args);
-      const pages = ctx.batch.get("scansOf", page, (ids: readonly string[]) => scans.listScansOfApplications(ctx.service, ids, page), () => ({ items: [], nextCursor: null }));
-      const counts = ctx.batch.get("scanCountOf", null, (ids: readonly string[]) => scans.countScansOfApplications(ctx.service, ids), () => 0);
-      return toConnection(await pages(app.id), page.cursor, () => counts(app.id));
+      const load = <T>(read: PerApplicationRead<T>) => ctx.perApplication.load(app.id, read);
+      const count = selectsField(info, "totalCount") ? load(perApplication.scanCount(ctx.service)) : undefined;
+      count?.catch(() => undefined); // its failure is the page's, reported there
+      const items = await load(perApplication.scanPages(ctx.service, page));
+      return toConnection(items, page.cursor, () => count ?? load(perApplication.scanCount(ctx.service)));
     },
   }),
   latestScans: t.field({
     type: [ScanRef],
     description: "The newest scan of each scan type.",
-    resolve: (app, _args, ctx) =>
-      ctx.batch.get("latestScansOf", null, (ids: readonly string[]) => scans.latestScansOfApplications(ctx.service, ids), () => [])(app.id),
+    resolve: (app, _args, ctx) => ctx.perApplication.load(app.id, perApplication.latestScans(ctx.service)),
   }),
 }));
 

@@ -1,0 +1,90 @@
+// Vulnerability reads for many applications at once (GraphQL fields under a list of applications),
+// each one subquery of readPerApplication's single statement.
+import { requireScope } from "../../auth/scopes.ts";
+import { Prisma, type Vulnerability } from "../../generated/prisma/client.ts";
+import type { ServiceContext } from "../context.ts";
+import { toPage, type Page, type PageRequest } from "../pagination.ts";
+import { countOf, pageRowsSql, reviveRows, type PerApplicationRead } from "../per-application.ts";
+import { parseInput, type Severity } from "../validation.ts";
+import { vulnerabilityFilterSchema, type VulnerabilityFilter, VULNERABILITY_STATUSES } from "./vulnerabilities.schemas.ts";
+import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
+
+/** Every column, named and typed as Prisma's Vulnerability (a test compares the two). */
+const COLUMNS = `t.id, t.application_id AS "applicationId", t.scan_id AS "scanId", t.scan_type AS "scanType",
+  t.fingerprint, t.title, t.description, t.severity, t.cwe, t.cve, t.cvss_score AS "cvssScore", t.status,
+  t.introduced_in AS "introducedIn", t.remediation, t.package_name AS "packageName",
+  t.package_version AS "packageVersion", t.location, t.tool, t.last_seen_scan_id AS "lastSeenScanId",
+  t.resolved_at AS "resolvedAt", t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
+const DATES = ["resolvedAt", "createdAt", "updatedAt"];
+
+function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
+  const conditions = [
+    filter.severity && Prisma.sql`t.severity::text = ${filter.severity}`,
+    filter.status && Prisma.sql`t.status::text = ${filter.status}`,
+    filter.tool && Prisma.sql`t.tool = ${filter.tool}`,
+  ].filter((c): c is Prisma.Sql => Boolean(c));
+  return conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`TRUE`;
+}
+
+/** A page of each application's vulnerabilities, newest first. */
+export function vulnerabilityPages(
+  ctx: ServiceContext,
+  rawFilter: RawVulnerabilityFilter,
+  page: PageRequest,
+): PerApplicationRead<Page<Vulnerability>> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
+  return {
+    key: `vulnerabilityPages:${JSON.stringify([filter, page])}`,
+    sql: pageRowsSql(COLUMNS, "vulnerabilities", filterSql(filter), page),
+    decode: (value) => toPage(reviveRows<Vulnerability>(value, DATES), page.limit),
+  };
+}
+
+/** How many of each application's vulnerabilities match the filter. */
+export function vulnerabilityCount(ctx: ServiceContext, rawFilter: RawVulnerabilityFilter): PerApplicationRead<number> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
+  return {
+    key: `vulnerabilityCount:${JSON.stringify(filter)}`,
+    sql: Prisma.sql`SELECT count(*) FROM vulnerabilities t WHERE t.application_id = a.id AND ${filterSql(filter)}`,
+    decode: countOf,
+  };
+}
+
+type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
+
+export interface VulnerabilityCounts {
+  total: number;
+  bySeverity: Record<Severity, number>;
+  byStatus: Record<VulnerabilityStatus, number>;
+  /** open + in_progress, by severity: what a dashboard's headline shows. */
+  unresolvedBySeverity: Record<Severity, number>;
+}
+
+export const emptyVulnerabilityCounts = (): VulnerabilityCounts => ({
+  total: 0,
+  bySeverity: { critical: 0, high: 0, medium: 0, low: 0 },
+  byStatus: { open: 0, in_progress: 0, resolved: 0, accepted: 0 },
+  unresolvedBySeverity: { critical: 0, high: 0, medium: 0, low: 0 },
+});
+
+/** Each application's vulnerabilities counted by severity and status (index-only on (application, status, severity)). */
+export function vulnerabilityCounts(ctx: ServiceContext): PerApplicationRead<VulnerabilityCounts> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  return {
+    key: "vulnerabilityCounts",
+    sql: Prisma.sql`SELECT json_agg(json_build_array(g.severity, g.status, g.n)) FROM (
+      SELECT t.severity, t.status, count(*) AS n FROM vulnerabilities t WHERE t.application_id = a.id GROUP BY t.severity, t.status) g`,
+    decode: (value) => {
+      const counts = emptyVulnerabilityCounts();
+      for (const [severity, status, n] of (value ?? []) as [Severity, VulnerabilityStatus, number][]) {
+        counts.total += n;
+        counts.bySeverity[severity] += n;
+        counts.byStatus[status] += n;
+        if (status === "open" || status === "in_progress") counts.unresolvedBySeverity[severity] += n;
+      }
+      return counts;
+    },
+  };
+}
