@@ -37,6 +37,19 @@ export async function readPerApplication(
 
 // Building blocks for the reads.
 
+/** What every row carries whatever was asked for: its identity, its parent and its cursor. */
+const ALWAYS = ["id", "applicationId", "createdAt"];
+
+/**
+ * The select list of a row: the columns of `fields` (the fields the caller will read; unknown
+ * names are ignored) plus ALWAYS, or every column when `fields` is omitted. A dashboard showing a
+ * title and a severity thus never carries 20,000-character descriptions.
+ */
+export function projection(columns: Readonly<Record<string, string>>, fields?: readonly string[]): string {
+  const wanted = fields ? Object.keys(columns).filter((f) => ALWAYS.includes(f) || fields.includes(f)) : Object.keys(columns);
+  return wanted.map((f) => `${columns[f]} AS "${f}"`).join(", ");
+}
+
 /** Keyset condition of a page (newest first), for a table aliased `t`. */
 function afterCursorSql(page: PageRequest): Prisma.Sql {
   if (!page.cursor) return Prisma.empty;

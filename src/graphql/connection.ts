@@ -34,14 +34,24 @@ export function toPlainConnection<T extends { createdAt: Date; id: string }>(
   page: Page<T>,
   after: string | undefined,
 ): Omit<ConnectionShape<T>, "totalCount"> {
-  const edges = page.items.map((node) => ({ cursor: encodeCursor(node), node }));
+  // Cursors are encoded only when asked for: a dashboard rarely reads one per edge.
+  const edges = page.items.map((node) => ({
+    node,
+    get cursor() {
+      return encodeCursor(node);
+    },
+  }));
   return {
     edges,
     pageInfo: {
       hasNextPage: page.nextCursor !== null,
       hasPreviousPage: after !== undefined,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
   };
 }

@@ -100,13 +100,19 @@ export function graphqlMiddleware(
       if (!HOP_BY_HOP_HEADERS.has(key.toLowerCase())) ctx.set(key, value);
     });
     if (!response.body) return;
+    const contentType = response.headers.get("content-type") ?? "";
+    if (!/^(text\/event-stream|multipart\/)/.test(contentType)) {
+      // A whole answer (JSON) goes out in one write with its length, not as a piped stream.
+      ctx.body = Buffer.from(await response.arrayBuffer());
+      return;
+    }
     const stream = nodeStream(response.body);
     // Yoga's event-stream and multipart bodies throw from `cancel` when destroyed before their first
     // read (a HEAD request, a client gone before the answer was ready). Nothing is lost then, but the
     // error, unheard, would end the process.
     stream.on("error", (err) => ctx.state.log.debug({ err }, "GraphQL response stream ended with an error"));
     ctx.body = stream;
-    if (ctx.state.actor && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    if (ctx.state.actor && contentType.startsWith("text/event-stream")) {
       // Like a graphql-ws socket, an event stream ends when the token that opened it expires; ending
       // the source also ends the subscription behind it.
       const cancel = onTokenExpiry(ctx.state.actor.exp, () => {

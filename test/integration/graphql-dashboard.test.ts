@@ -1,9 +1,11 @@
 // The dashboard view: scans and vulnerabilities through GraphQL, agreeing with REST, with a
 // statement count that does not grow with the number of applications.
+import { getNamedType, GraphQLEnumType, GraphQLObjectType } from "graphql";
 import type { ServiceContext } from "../../src/domain/context.ts";
 import { readPerApplication } from "../../src/domain/per-application.ts";
 import { latestScans, scanPages } from "../../src/domain/scans/scans-per-application.ts";
 import { vulnerabilityPages } from "../../src/domain/vulnerabilities/vulnerabilities-per-application.ts";
+import { schema } from "../../src/graphql/schema.ts";
 import { codesOf, gql } from "../helpers/graphql.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -182,6 +184,57 @@ describe("GraphQL scans and vulnerabilities", () => {
     expect((scanPage as { items: unknown[] }).items).toEqual(prismaScans);
     expect(latest).toEqual([...prismaScans].sort((a, b) => a.scanType.localeCompare(b.scanType)));
     expect(prismaScans.every((s) => s.completedAt instanceof Date && s.summary !== null)).toBe(true);
+  });
+
+  it("answers every Scan and Vulnerability field under an application as REST does (no column left out)", async () => {
+    const [app] = await seed(1);
+    // Every field of the type, objects with every field of theirs (application with its id).
+    const selectionOf = (type: GraphQLObjectType): string =>
+      Object.values(type.getFields())
+        .map((f) => {
+          const named = getNamedType(f.type);
+          if (named.name === "Application") return `${f.name} { id }`;
+          return named instanceof GraphQLObjectType ? `${f.name} { ${selectionOf(named)} }` : f.name;
+        })
+        .join(" ");
+    const scanType = schema.getType("Scan") as GraphQLObjectType;
+    const vulnerabilityType = schema.getType("Vulnerability") as GraphQLObjectType;
+    const res = await gql(
+      t,
+      `{ applications(first: 1) { edges { node { id
+        latestScans { ${selectionOf(scanType)} }
+        scans(first: 5) { edges { node { ${selectionOf(scanType)} } } }
+        vulnerabilities(first: 100) { edges { node { ${selectionOf(vulnerabilityType)} } } }
+      } } } }`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const node = res.body.data.applications.edges[0].node;
+    expect(node.id).toBe(app); // the newest
+    // GraphQL's enums hold the domain's values; REST shows those.
+    const toRest = (type: GraphQLObjectType, value: Record<string, unknown>): Record<string, unknown> =>
+      Object.fromEntries(
+        Object.entries(value).map(([name, v]) => {
+          const named = getNamedType(type.getFields()[name]!.type);
+          if (v !== null && named instanceof GraphQLEnumType) return [name, named.getValue(v as string)!.value];
+          if (v !== null && named instanceof GraphQLObjectType && named.name !== "Application") return [name, toRest(named, v as Record<string, unknown>)];
+          return [name, v];
+        }),
+      );
+    const compare = (type: GraphQLObjectType, fromGraphql: Record<string, unknown>[], fromRest: Record<string, unknown>[]) => {
+      expect(fromGraphql.map((n) => n.id).sort()).toEqual(fromRest.map((r) => r.id).sort());
+      for (const rest of fromRest) {
+        const { application, ...fields } = toRest(type, fromGraphql.find((n) => n.id === rest.id)!);
+        expect(application).toEqual({ id: app });
+        expect(fields).toEqual(rest);
+      }
+    };
+    const restScans = (await t.request("GET", `/applications/${app}/scans`)).body;
+    const restVulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body;
+    expect(restVulns.length).toBeGreaterThan(0);
+    expect(restVulns.length).toBeLessThanOrEqual(100);
+    compare(scanType, node.latestScans, restScans);
+    compare(scanType, node.scans.edges.map((e: { node: Record<string, unknown> }) => e.node), restScans);
+    compare(vulnerabilityType, node.vulnerabilities.edges.map((e: { node: Record<string, unknown> }) => e.node), restVulns);
   });
 
   it("runs at most 3 SQL statements for 5 or 500 applications (no N+1)", async () => {

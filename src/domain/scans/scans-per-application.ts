@@ -4,22 +4,37 @@ import { requireScope } from "../../auth/scopes.ts";
 import { Prisma, type Scan } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../context.ts";
 import { toPage, type Page, type PageRequest } from "../pagination.ts";
-import { countOf, pageRowsSql, reviveRows, type PerApplicationRead } from "../per-application.ts";
+import { countOf, pageRowsSql, projection, reviveRows, type PerApplicationRead } from "../per-application.ts";
 
-/** Every column, named and typed as Prisma's Scan (a test compares the two). */
-const COLUMNS = `t.id, t.application_id AS "applicationId", t.scan_type AS "scanType", t.status,
-  t.triggered_by AS "triggeredBy", t.created_at AS "createdAt", t.started_at AS "startedAt",
-  t.completed_at AS "completedAt", t.summary, t.error, t.lease_owner AS "leaseOwner",
-  t.lease_expires_at AS "leaseExpiresAt", t.run_attempts AS "runAttempts", t.source_kind AS "sourceKind",
-  t.source_format AS "sourceFormat", t.source_tool AS "sourceTool", t.source_tool_version AS "sourceToolVersion"`;
+/** Every column by the name and type of Prisma's Scan field (a test compares the two). */
+const COLUMNS: Readonly<Record<keyof Scan, string>> = {
+  id: "t.id",
+  applicationId: "t.application_id",
+  scanType: "t.scan_type",
+  status: "t.status",
+  triggeredBy: "t.triggered_by",
+  createdAt: "t.created_at",
+  startedAt: "t.started_at",
+  completedAt: "t.completed_at",
+  summary: "t.summary",
+  error: "t.error",
+  leaseOwner: "t.lease_owner",
+  leaseExpiresAt: "t.lease_expires_at",
+  runAttempts: "t.run_attempts",
+  sourceKind: "t.source_kind",
+  sourceFormat: "t.source_format",
+  sourceTool: "t.source_tool",
+  sourceToolVersion: "t.source_tool_version",
+};
 const DATES = ["createdAt", "startedAt", "completedAt", "leaseExpiresAt"];
 
-/** A page of each application's scans, newest first. */
-export function scanPages(ctx: ServiceContext, page: PageRequest): PerApplicationRead<Page<Scan>> {
+/** A page of each application's scans, newest first; `fields` as in vulnerabilityPages. */
+export function scanPages(ctx: ServiceContext, page: PageRequest, fields?: readonly string[]): PerApplicationRead<Page<Scan>> {
   requireScope(ctx.actor, "scans:read");
+  const columns = projection(COLUMNS, fields);
   return {
-    key: `scanPages:${JSON.stringify(page)}`,
-    sql: pageRowsSql(COLUMNS, "scans", Prisma.sql`TRUE`, page),
+    key: `scanPages:${JSON.stringify(page)}:${columns}`,
+    sql: pageRowsSql(columns, "scans", Prisma.sql`TRUE`, page),
     decode: (value) => toPage(reviveRows<Scan>(value, DATES), page.limit),
   };
 }
@@ -33,13 +48,15 @@ export function scanCount(ctx: ServiceContext): PerApplicationRead<number> {
   };
 }
 
-/** Each application's newest scan of each type, in scan type order: one index probe per type. */
-export function latestScans(ctx: ServiceContext): PerApplicationRead<Scan[]> {
+/** Each application's newest scan of each type, in scan type order (one index probe per type). */
+export function latestScans(ctx: ServiceContext, fields?: readonly string[]): PerApplicationRead<Scan[]> {
   requireScope(ctx.actor, "scans:read");
+  // Ordered by type, so the type is always read.
+  const columns = projection(COLUMNS, fields && [...fields, "scanType"]);
   return {
-    key: "latestScans",
+    key: `latestScans:${columns}`,
     sql: Prisma.sql`SELECT json_agg(s ORDER BY s."scanType") FROM unnest(enum_range(NULL::"ScanType")) AS type(scan_type)
-      CROSS JOIN LATERAL (SELECT ${Prisma.raw(COLUMNS)} FROM scans t
+      CROSS JOIN LATERAL (SELECT ${Prisma.raw(columns)} FROM scans t
          WHERE t.application_id = a.id AND t.scan_type = type.scan_type
          ORDER BY t.created_at DESC, t.id DESC LIMIT 1) s`,
     decode: (value) => reviveRows<Scan>(value, DATES),

@@ -4,17 +4,36 @@ import { requireScope } from "../../auth/scopes.ts";
 import { Prisma, type Vulnerability } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../context.ts";
 import { toPage, type Page, type PageRequest } from "../pagination.ts";
-import { countOf, pageRowsSql, reviveRows, type PerApplicationRead } from "../per-application.ts";
+import { countOf, pageRowsSql, projection, reviveRows, type PerApplicationRead } from "../per-application.ts";
 import { parseInput, type Severity } from "../validation.ts";
 import { vulnerabilityFilterSchema, type VulnerabilityFilter, VULNERABILITY_STATUSES } from "./vulnerabilities.schemas.ts";
 import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
 
-/** Every column, named and typed as Prisma's Vulnerability (a test compares the two). */
-const COLUMNS = `t.id, t.application_id AS "applicationId", t.scan_id AS "scanId", t.scan_type AS "scanType",
-  t.fingerprint, t.title, t.description, t.severity, t.cwe, t.cve, t.cvss_score AS "cvssScore", t.status,
-  t.introduced_in AS "introducedIn", t.remediation, t.package_name AS "packageName",
-  t.package_version AS "packageVersion", t.location, t.tool, t.last_seen_scan_id AS "lastSeenScanId",
-  t.resolved_at AS "resolvedAt", t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
+/** Every column by the name and type of Prisma's Vulnerability field (a test compares the two). */
+const COLUMNS: Readonly<Record<keyof Vulnerability, string>> = {
+  id: "t.id",
+  applicationId: "t.application_id",
+  scanId: "t.scan_id",
+  scanType: "t.scan_type",
+  fingerprint: "t.fingerprint",
+  title: "t.title",
+  description: "t.description",
+  severity: "t.severity",
+  cwe: "t.cwe",
+  cve: "t.cve",
+  cvssScore: "t.cvss_score",
+  status: "t.status",
+  introducedIn: "t.introduced_in",
+  remediation: "t.remediation",
+  packageName: "t.package_name",
+  packageVersion: "t.package_version",
+  location: "t.location",
+  tool: "t.tool",
+  lastSeenScanId: "t.last_seen_scan_id",
+  resolvedAt: "t.resolved_at",
+  createdAt: "t.created_at",
+  updatedAt: "t.updated_at",
+};
 const DATES = ["resolvedAt", "createdAt", "updatedAt"];
 
 function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
@@ -26,17 +45,22 @@ function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
   return conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`TRUE`;
 }
 
-/** A page of each application's vulnerabilities, newest first. */
+/**
+ * A page of each application's vulnerabilities, newest first. With `fields`, rows hold only those
+ * fields (and id, applicationId, createdAt): for callers that read no others.
+ */
 export function vulnerabilityPages(
   ctx: ServiceContext,
   rawFilter: RawVulnerabilityFilter,
   page: PageRequest,
+  fields?: readonly string[],
 ): PerApplicationRead<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
+  const columns = projection(COLUMNS, fields);
   return {
-    key: `vulnerabilityPages:${JSON.stringify([filter, page])}`,
-    sql: pageRowsSql(COLUMNS, "vulnerabilities", filterSql(filter), page),
+    key: `vulnerabilityPages:${JSON.stringify([filter, page])}:${columns}`,
+    sql: pageRowsSql(columns, "vulnerabilities", filterSql(filter), page),
     decode: (value) => toPage(reviveRows<Vulnerability>(value, DATES), page.limit),
   };
 }

@@ -1,5 +1,6 @@
 // Scan: the type, Application.scans / Application.latestScans, and the triggerScan mutation.
 // Fields under a list of applications go through ctx.perApplication: one statement for all.
+import type { GraphQLResolveInfo } from "graphql";
 import type { ScanSummary } from "../../domain/scans/scan-summary.ts";
 import type { PerApplicationRead } from "../../domain/per-application.ts";
 import * as perApplication from "../../domain/scans/scans-per-application.ts";
@@ -7,7 +8,7 @@ import * as scans from "../../domain/scans/scans.service.ts";
 import { builder } from "../builder.ts";
 import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
 import { restShaped } from "../inputs.ts";
-import { selectsField } from "../selects-field.ts";
+import { fieldNamesAt, selectsField } from "../selection.ts";
 import { ApplicationRef, loadApplication } from "./application.ts";
 import { ReportFormatEnum, ScanSourceKindEnum, ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
 
@@ -64,6 +65,10 @@ export const ScanRef = builder.prismaObject("Scan", {
 
 const ScanConnection = countedConnection(ScanRef, "Scan");
 
+/** The Scan fields a selection reads: GraphQL's own names, and `source` from its four. */
+const scanFieldsAt = (info: GraphQLResolveInfo, path: readonly string[] = []) =>
+  fieldNamesAt(info, path).flatMap((name) => (name === "source" ? ["sourceKind", "sourceFormat", "sourceTool", "sourceToolVersion"] : [name]));
+
 builder.prismaObjectFields("Application", (t) => ({
   scans: t.field({
     type: ScanConnection,
@@ -74,14 +79,14 @@ builder.prismaObjectFields("Application", (t) => ({
       const load = <T>(read: PerApplicationRead<T>) => ctx.perApplication.load(app.id, read);
       const count = selectsField(info, "totalCount") ? load(perApplication.scanCount(ctx.service)) : undefined;
       count?.catch(() => undefined); // its failure is the page's, reported there
-      const items = await load(perApplication.scanPages(ctx.service, page));
+      const items = await load(perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"])));
       return toConnection(items, page.cursor, () => count ?? load(perApplication.scanCount(ctx.service)));
     },
   }),
   latestScans: t.field({
     type: [ScanRef],
     description: "The newest scan of each scan type.",
-    resolve: (app, _args, ctx) => ctx.perApplication.load(app.id, perApplication.latestScans(ctx.service)),
+    resolve: (app, _args, ctx, info) => ctx.perApplication.load(app.id, perApplication.latestScans(ctx.service, scanFieldsAt(info))),
   }),
 }));
 
