@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from "node:util";
 import { spawn } from "node:child_process";
 import autocannon from "autocannon";
 import { mintToken } from "../src/auth/mint-token.ts";
+import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -96,6 +97,13 @@ export async function runRestBench(): Promise<void> {
 
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${SECONDS}s per scenario, database ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"}`);
   const load = (opts: autocannon.Options) => autocannon({ connections: CONNECTIONS, duration: SECONDS, headers, ...opts });
+  /** A load, with the CPU time the server process and Postgres spent per request meanwhile. */
+  const loadWithCpu = async (pid: number, opts: autocannon.Options) => {
+    const before = { server: cpuSeconds([pid]), postgres: cpuSeconds([], "postgres") };
+    const result = await load(opts);
+    const per = (seconds: number) => ((seconds * 1000) / result.requests.total).toFixed(2);
+    return { result, serverMs: per(cpuSeconds([pid]) - before.server), postgresMs: per(cpuSeconds([], "postgres") - before.postgres) };
+  };
 
   console.log(`service memory after seeding: ${await serverMemory(base)} MiB`);
   // The reads side by side with the bare server, in alternating order, so both see the same machine.
@@ -110,15 +118,17 @@ export async function runRestBench(): Promise<void> {
     },
   ];
   await sameDashboard(sideBySide[2]!.ours, sideBySide[2]!.floor, headers);
-  console.log("| read | connections | service req/s | bare req/s | ratio | service p99 ms | bare p99 ms | p99 ratio |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| read | connections | service req/s | bare req/s | ratio | service p99 ms | bare p99 ms | p99 ratio | CPU ms per request: service / bare, Postgres for each |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const read of sideBySide) {
-    const ours = await load({ ...read.ours, connections: read.connections });
-    const floor = await load({ ...read.floor, connections: read.connections });
-    if (ours.non2xx || floor.non2xx) throw new Error(`non-2xx answers on ${read.name}: service ${ours.non2xx}, bare ${floor.non2xx}`);
-    const [rps, bareRps] = [ours.requests.average, floor.requests.average];
+    const ours = await loadWithCpu(server.pid!, { ...read.ours, connections: read.connections });
+    const floor = await loadWithCpu(bare.pid, { ...read.floor, connections: read.connections });
+    if (ours.result.non2xx || floor.result.non2xx) throw new Error(`non-2xx answers on ${read.name}: service ${ours.result.non2xx}, bare ${floor.result.non2xx}`);
+    const [rps, bareRps] = [ours.result.requests.average, floor.result.requests.average];
+    const [p99, bareP99] = [ours.result.latency.p99, floor.result.latency.p99];
+    const cpu = `${ours.serverMs} / ${floor.serverMs}, ${ours.postgresMs} / ${floor.postgresMs}`;
     console.log(
-      `| ${read.name} | ${read.connections} | ${Math.round(rps)} | ${Math.round(bareRps)} | ${pct(rps / bareRps)} | ${ours.latency.p99} | ${floor.latency.p99} | ${(ours.latency.p99 / floor.latency.p99).toFixed(2)}× |`,
+      `| ${read.name} | ${read.connections} | ${Math.round(rps)} | ${Math.round(bareRps)} | ${pct(rps / bareRps)} | ${p99} | ${bareP99} | ${(p99 / bareP99).toFixed(2)}× | ${cpu} |`,
     );
   }
   console.log();
@@ -164,6 +174,6 @@ async function startBareServer(databaseUrl: string) {
     child.stdout!.once("data", () => resolve());
     child.once("exit", (code) => reject(new Error(`the bare server exited (${code})`)));
   });
-  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill("SIGTERM") };
 }
 

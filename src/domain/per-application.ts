@@ -28,11 +28,24 @@ export async function readPerApplication(
   if (applicationIds.length === 0 || reads.length === 0) return values;
   const columns = Prisma.join(reads.map((r, i) => Prisma.sql`(${r.sql}) AS ${Prisma.raw(`r${i}`)}`));
   const query = Prisma.sql`SELECT a.id::text AS id, ${columns} FROM unnest(${[...applicationIds]}::uuid[]) AS a(id)`;
-  const { rows } = await pool.query<Record<string, unknown>>(query.text, query.values);
+  const text = query.text;
+  const { rows } = await pool.query<Record<string, unknown>>({ name: statementName(text), text, values: query.values });
   for (const row of rows) {
     reads.forEach((read, i) => values.get(read.key)!.set(row.id as string, read.decode(row[`r${i}`])));
   }
   return values;
+}
+
+// A dashboard sends the same few shapes again and again: each is a named statement, parsed and
+// planned once per connection. Shapes past the first MAX_NAMED run unnamed, so no client can make
+// every connection hold an unbounded number of plans.
+const MAX_NAMED = 200;
+const names = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `per-application-${names.size}`));
+  return name;
 }
 
 // Building blocks for the reads.

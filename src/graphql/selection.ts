@@ -21,9 +21,17 @@ function fieldsAt(info: GraphQLResolveInfo, path: readonly string[]): FieldNode[
   return fields;
 }
 
-export const selectsField = (info: GraphQLResolveInfo, name: string): boolean => fieldsAt(info, []).some((f) => f.name.value === name);
+export const selectsField = (info: GraphQLResolveInfo, name: string): boolean => fieldNamesAt(info).includes(name);
+
+// The same field under every item of a list shares its `fieldNodes`: walk them once per document.
+const namesByNodes = new WeakMap<readonly FieldNode[], Map<string, string[]>>();
 
 /** Names of the fields selected at `path` (aliases resolved to the field's own name). */
-export const fieldNamesAt = (info: GraphQLResolveInfo, path: readonly string[] = []): string[] => [
-  ...new Set(fieldsAt(info, path).map((f) => f.name.value)),
-];
+export function fieldNamesAt(info: GraphQLResolveInfo, path: readonly string[] = []): string[] {
+  let byPath = namesByNodes.get(info.fieldNodes);
+  if (!byPath) namesByNodes.set(info.fieldNodes, (byPath = new Map()));
+  const key = path.join(".");
+  let names = byPath.get(key);
+  if (!names) byPath.set(key, (names = [...new Set(fieldsAt(info, path).map((f) => f.name.value))]));
+  return names;
+}

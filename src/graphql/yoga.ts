@@ -17,6 +17,7 @@ import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
 import { maskError } from "./errors.ts";
 import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
+import { compiledQueries } from "./compiled-queries.ts";
 import { armorPlugin } from "./limits.ts";
 import { schema } from "./schema.ts";
 
@@ -38,7 +39,13 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     landingPage: false,
     maskedErrors: { maskError, isDev: false },
     logging: false, // errorLoggingPlugin logs what is masked, with the request's logger
-    plugins: [armorPlugin(deps.production), unparsableParamsAsBadRequest(), unsafeVariablesRefused(), errorLoggingPlugin(deps.log)],
+    plugins: [
+      armorPlugin(deps.production),
+      unparsableParamsAsBadRequest(),
+      unsafeVariablesRefused(),
+      errorLoggingPlugin(deps.log),
+      compiledQueries(),
+    ],
     context: ({ actor, service }) => ({
       actor,
       service,
