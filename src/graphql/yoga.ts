@@ -19,6 +19,7 @@ import { maskError } from "./errors.ts";
 import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
 import { compiledQueries } from "./compiled-queries.ts";
 import { armorPlugin } from "./limits.ts";
+import { sharedSubscriptions } from "./shared-subscriptions.ts";
 import { schema } from "./schema.ts";
 
 export const GRAPHQL_PATH = "/graphql";
@@ -45,6 +46,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
       unsafeVariablesRefused(),
       errorLoggingPlugin(deps.log),
       compiledQueries(),
+      sharedSubscriptions(),
     ],
     context: ({ actor, service }) => ({
       actor,

@@ -1,4 +1,5 @@
 // Subscriptions over a real graphql-ws client and over SSE, fed by committed outbox events.
+import { jest } from "@jest/globals";
 import type { Client } from "graphql-ws";
 import WebSocket from "ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
@@ -78,6 +79,11 @@ function subscribe(client: Client, query: string, variables?: Record<string, unk
  * The server registers a subscription asynchronously: keep committing `produce()` (bounded) until
  * the subscriber has seen something, then return the ids committed.
  */
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(check()).toBe(true);
+}
+
 async function produceUntilSeen(seen: () => boolean, produce: () => Promise<string | null>): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 50 && !seen(); i++) {
@@ -185,6 +191,55 @@ describe("graphql-ws message size", () => {
       expect(await closed).toBe(1009);
     } finally {
       console.error = consoleError;
+    }
+  });
+});
+
+describe("subscribers of the same subscription", () => {
+  it("share one execution per document, variables and scopes; each ends its own", async () => {
+    const streamsOpened = jest.spyOn(t.app.events, "subscribe");
+    try {
+      const query = "subscription($app: ID) { events(types: [SCAN_COMPLETED], applicationId: $app) { eventId data } }";
+      const app = newId();
+      const open = async (scopes: string[]) => {
+        const client = wsClient(t, await bearer(scopes));
+        clients.push(client);
+        return { client, sub: subscribe(client, query, { app }) };
+      };
+      const [a, b, narrower] = [await open(["admin"]), await open(["admin"]), await open(["scans:read"])];
+      const everyone = [a, b, narrower];
+      await produceUntilSeen(() => everyone.every((s) => s.sub.results.length > 0), () => commitEvent("scan.completed", scanData(app)));
+      // Two scope sets, two executions: not one per socket.
+      expect(streamsOpened).toHaveBeenCalledTimes(2);
+
+      const eventIdsAfter = (s: (typeof everyone)[number], from: number) => s.sub.results.slice(from).map((r) => r.data!.events.eventId);
+      const marks = everyone.map((s) => s.sub.results.length);
+      const next = [await commitEvent("scan.completed", scanData(app)), await commitEvent("scan.completed", scanData(app))];
+      await waitFor(() => everyone.every((s, i) => s.sub.results.length >= marks[i]! + 2));
+      everyone.forEach((s, i) => expect(eventIdsAfter(s, marks[i]!)).toEqual(next));
+
+      // The first subscriber leaving ends neither the other nor the shared execution; a newcomer joins it.
+      await a.client.dispose();
+      const late = await open(["admin"]);
+      await produceUntilSeen(() => late.sub.results.length > 0, () => commitEvent("scan.completed", scanData(app)));
+      expect(streamsOpened).toHaveBeenCalledTimes(2);
+      const [bMark, lateMark] = [b.sub.results.length, late.sub.results.length];
+      const last = await commitEvent("scan.completed", scanData(app));
+      await waitFor(() => b.sub.results.length > bMark && late.sub.results.length > lateMark);
+      expect(eventIdsAfter(b, bMark)).toEqual([last]);
+      expect(eventIdsAfter(late, lateMark)).toEqual([last]);
+      // Another application's events are another subscription (variables are part of what is shared).
+      const otherApp = newId();
+      const other = subscribe(late.client, query, { app: otherApp });
+      await produceUntilSeen(() => other.results.length > 0, async () => {
+        await commitEvent("scan.completed", scanData(app));
+        return commitEvent("scan.completed", scanData(otherApp));
+      });
+      expect(other.results.length).toBeGreaterThan(0);
+      expect(other.results.every((r) => r.data!.events.data.applicationId === otherApp)).toBe(true);
+      expect(streamsOpened).toHaveBeenCalledTimes(3);
+    } finally {
+      streamsOpened.mockRestore();
     }
   });
 });
