@@ -34,10 +34,15 @@ function stringProblem(s: string): string | null {
 /**
  * The first thing in a JSON value that no field may hold: nesting deeper than MAX_INPUT_DEPTH, or a
  * string or key that is not text Postgres can store (U+0000, a lone surrogate). Walks with its own
- * stack, so however deep the value, it cannot overflow the call stack.
+ * stack, so however deep the value, it cannot overflow the call stack. `at`: where the value sits
+ * in the document it was taken from (its depth counts from there).
  */
-export function unsafeInput(value: unknown, pathOf: (path: readonly PropertyKey[]) => string = fieldPath): FieldError | null {
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+export function unsafeInput(
+  value: unknown,
+  pathOf: (path: readonly PropertyKey[]) => string = fieldPath,
+  at: readonly PropertyKey[] = [],
+): FieldError | null {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [...at] }];
   while (stack.length > 0) {
     const { value: current, path } = stack.pop()!;
     if (typeof current === "string") {

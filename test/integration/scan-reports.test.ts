@@ -143,6 +143,39 @@ describe("uploading a SARIF report", () => {
   });
 });
 
+describe("a report larger than a batch of findings", () => {
+  // 12,000 results on 6,000 files: result i and result i + 6,000 are the same finding, more than a
+  // batch (5,000) apart in the stream of findings.
+  const results = Array.from({ length: 12_000 }, (_, i) => ({ rule: "js/sql-injection", file: `src/f${i % 6_000}.js`, line: 1 }));
+  const vulnerabilityCount = (app: string) => t.app.db.prisma.vulnerability.count({ where: { applicationId: app } });
+
+  it("counts a finding reported in two batches once, and creates nothing when uploaded again", async () => {
+    const app = await newApplication();
+    const first = await upload(app, sarif("Semgrep", results));
+    expect(first.status).toBe(202);
+    expect(first.body.summary).toEqual({ totalFindings: 6_000, critical: 0, high: 6_000, medium: 0, low: 0 });
+    expect(await vulnerabilityCount(app)).toBe(6_000);
+    expect(await eventsOf(app, "vulnerability.created")).toBe(6_000);
+
+    const again = await upload(app, sarif("Semgrep", results));
+    expect(again.body.summary.totalFindings).toBe(6_000);
+    expect(await vulnerabilityCount(app)).toBe(6_000);
+    expect(await eventsOf(app, "vulnerability.created")).toBe(6_000);
+    expect(await eventsOf(app, "vulnerability.resolved")).toBe(0);
+  });
+
+  it("frees its reader when the upload fails before the findings are read", async () => {
+    // As many failures as there are reader threads (at most 2): a reader left waiting would hold one each.
+    for (let i = 0; i < 2; i++) {
+      expect((await upload("01a20f0e-0000-7000-8000-000000000000", sarif("Semgrep", results))).status).toBe(404);
+    }
+    const app = await newApplication();
+    const next = await upload(app, sarif("Semgrep", results.slice(0, 10)));
+    expect(next.status).toBe(202);
+    expect(next.body.summary.totalFindings).toBe(10);
+  });
+});
+
 describe("bad uploads", () => {
   let app: string;
   beforeAll(async () => (app = await newApplication()));

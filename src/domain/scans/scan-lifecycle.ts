@@ -5,9 +5,8 @@ import type { Db, Tx } from "../../db/client.ts";
 import { recordEvent, recordEvents } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { evaluatePolicies } from "../policies/policy-evaluation.ts";
-import type { Finding } from "../vulnerabilities/finding.ts";
-import { recordFindings, uniqueFindings } from "../vulnerabilities/record-findings.ts";
-import { summarize } from "./scan-summary.ts";
+import type { Finding, FindingBatches } from "../vulnerabilities/finding.ts";
+import { recordFindings } from "../vulnerabilities/record-findings.ts";
 import { toScanEventData } from "./scan.view.ts";
 
 export interface LeaseOptions {
@@ -107,7 +106,7 @@ export async function completeScan(
 ): Promise<Scan | null> {
   return db.$transaction(async (tx) => {
     if (!(await lockLeasedScan(tx, scanId, owner))) return null;
-    return finishScan(tx, await tx.scan.findUniqueOrThrow({ where: { id: scanId } }), findings);
+    return finishScan(tx, await tx.scan.findUniqueOrThrow({ where: { id: scanId } }), [findings]);
   });
 }
 
@@ -116,15 +115,15 @@ export async function completeScan(
  * findings, the summary, scan.completed and the policy verdict. Scans of one application finish
  * one at a time, so two of them never update the same vulnerabilities in opposite orders.
  */
-export async function finishScan(tx: Tx, scan: Scan, findings: readonly Finding[]): Promise<Scan> {
+export async function finishScan(tx: Tx, scan: Scan, findings: FindingBatches): Promise<Scan> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${scan.applicationId}, 0))`;
-  await recordFindings(tx, scan, findings);
+  const { summary } = await recordFindings(tx, scan, findings);
   const completed = await tx.scan.update({
     where: { id: scan.id },
     data: {
       status: "completed",
       completedAt: new Date(),
-      summary: { ...summarize(uniqueFindings(findings)) },
+      summary: { ...summary },
       leaseOwner: null,
       leaseExpiresAt: null,
     },

@@ -13,7 +13,7 @@ import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { parseInput } from "../validation.ts";
-import type { Finding } from "../vulnerabilities/finding.ts";
+import type { FindingBatches } from "../vulnerabilities/finding.ts";
 import { finishScan } from "./scan-lifecycle.ts";
 import { toScanEventData } from "./scan.view.ts";
 import { SCAN_TYPES, type ReportFormat, type ScanType } from "./scans.schemas.ts";
@@ -26,8 +26,8 @@ export interface ScanReport {
   toolVersion: string | null;
   /** The type the report implies (CONTRACT §11); the upload's `scanType` wins over it. */
   scanType: ScanType;
-  /** One per distinct result; informational ones already left out. */
-  findings: Finding[];
+  /** One per result, informational ones already left out; the same fingerprint may come twice. */
+  findings: FindingBatches;
 }
 
 /** A report of 100,000 findings takes seconds to record, far beyond the default 5 s. */

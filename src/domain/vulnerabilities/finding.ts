@@ -24,3 +24,9 @@ export interface Finding {
   /** file:line (sast), URL path (dast), package coordinate (sca), image layer and package (container). */
   location: string | null;
 }
+
+/**
+ * Findings in batches, as their source hands them over: an engine's all at once, a report's a few
+ * thousand at a time as its reader maps them (a 50 MiB report is never whole in memory).
+ */
+export type FindingBatches = Iterable<readonly Finding[]> | AsyncIterable<readonly Finding[]>;

@@ -1,13 +1,15 @@
 // What a completed scan's findings do to the application's vulnerabilities (CONTRACT §5). Runs
 // inside the scan's completing transaction, which also carries the events it records. A report
-// may hold 100,000 findings: every statement takes them as array parameters (one bind parameter
-// per column, whatever the count), in chunks, rather than through the ORM's row-by-row encoding.
+// may hold 100,000 findings, handed over in batches as its reader maps them: every statement takes
+// them as array parameters (one bind parameter per column, whatever the count), in chunks, rather
+// than through the ORM's row-by-row encoding.
 import type { Tx } from "../../db/client.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
-import type { Finding } from "./finding.ts";
+import { summarize, type ScanSummary } from "../scans/scan-summary.ts";
+import type { Finding, FindingBatches } from "./finding.ts";
 import { toVulnerabilityCreatedData, toVulnerabilityResolvedData } from "./vulnerability.view.ts";
 
 /** Rows per statement: large enough to amortise the round trip, small enough to bound memory. */
@@ -18,13 +20,8 @@ export interface FindingsOutcome {
   seenAgain: number;
   reopened: number;
   resolved: number;
-}
-
-/** Same fingerprint reported twice by one scan counts once. */
-export function uniqueFindings<F extends { fingerprint: string }>(findings: readonly F[]): F[] {
-  const byFingerprint = new Map<string, F>();
-  for (const f of findings) if (!byFingerprint.has(f.fingerprint)) byFingerprint.set(f.fingerprint, f);
-  return [...byFingerprint.values()];
+  /** The distinct findings (the same fingerprint reported twice by one scan counts once), by severity. */
+  summary: ScanSummary;
 }
 
 /** Marks the ones the application already has as seen by this scan (reopening resolved ones); returns their fingerprints. */
@@ -75,6 +72,31 @@ async function resolveUnreported(tx: Tx, scan: Scan, fingerprints: readonly stri
     RETURNING id::text, severity::text, title, created_at`;
 }
 
+/** One chunk of distinct findings: the known ones marked seen, the others inserted with their events. */
+async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now: Date) {
+  const { applicationId } = scan;
+  const known = new Set<string>();
+  let reopened = 0;
+  for (const row of await markSeen(tx, scan, findings.map((f) => f.fingerprint), now)) {
+    known.add(row.fingerprint);
+    if (row.previous === "resolved") reopened++;
+  }
+  const fresh = findings.filter((f) => !known.has(f.fingerprint)).map((f) => ({ ...f, id: newId() }));
+  const inserted = fresh.length > 0 ? await insertNew(tx, scan, fresh, now) : new Set<string>();
+  await recordEvents(
+    tx,
+    fresh
+      .filter((f) => inserted.has(f.id))
+      .map((f) => ({
+        type: "vulnerability.created",
+        data: toVulnerabilityCreatedData({ id: f.id, severity: f.severity, applicationId, title: f.title, createdAt: now }),
+        applicationId,
+        occurredAt: now,
+      })),
+  );
+  return { created: inserted.size, seenAgain: known.size, reopened };
+}
+
 /**
  * Dedup by fingerprint per application: a new finding creates an `open` vulnerability
  * (vulnerability.created); one seen again only moves last_seen_scan_id, and goes back to `open`
@@ -82,40 +104,26 @@ async function resolveUnreported(tx: Tx, scan: Scan, fingerprints: readonly stri
  * `in_progress` one of the scan's type and tool that this scan did not report is `resolved`
  * (vulnerability.resolved); `accepted` stays `accepted`.
  */
-export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Finding[]): Promise<FindingsOutcome> {
-  const findings = uniqueFindings(reported);
-  const fingerprints = findings.map((f) => f.fingerprint);
+export async function recordFindings(tx: Tx, scan: Scan, batches: FindingBatches): Promise<FindingsOutcome> {
   const now = new Date();
-  const { applicationId } = scan;
-
-  const known = new Set<string>();
+  const reported = new Set<string>();
+  const summary = summarize([]);
+  let created = 0;
+  let seenAgain = 0;
   let reopened = 0;
-  for (const chunk of chunksOf(fingerprints, CHUNK)) {
-    for (const row of await markSeen(tx, scan, chunk, now)) {
-      known.add(row.fingerprint);
-      if (row.previous === "resolved") reopened++;
+  for await (const batch of batches) {
+    const distinct = batch.filter((f) => !reported.has(f.fingerprint) && reported.add(f.fingerprint));
+    for (const { severity } of distinct) summary[severity] += 1;
+    for (const chunk of chunksOf(distinct, CHUNK)) {
+      const outcome = await recordChunk(tx, scan, chunk, now);
+      created += outcome.created;
+      seenAgain += outcome.seenAgain;
+      reopened += outcome.reopened;
     }
   }
 
-  let created = 0;
-  const fresh = findings.filter((f) => !known.has(f.fingerprint)).map((f) => ({ ...f, id: newId() }));
-  for (const chunk of chunksOf(fresh, CHUNK)) {
-    const inserted = await insertNew(tx, scan, chunk, now);
-    created += inserted.size;
-    await recordEvents(
-      tx,
-      chunk
-        .filter((f) => inserted.has(f.id))
-        .map((f) => ({
-          type: "vulnerability.created",
-          data: toVulnerabilityCreatedData({ id: f.id, severity: f.severity, applicationId, title: f.title, createdAt: now }),
-          applicationId,
-          occurredAt: now,
-        })),
-    );
-  }
-
-  const resolved = await resolveUnreported(tx, scan, fingerprints, now);
+  const { applicationId } = scan;
+  const resolved = await resolveUnreported(tx, scan, [...reported], now);
   for (const chunk of chunksOf(resolved, CHUNK)) {
     await recordEvents(
       tx,
@@ -128,5 +136,5 @@ export async function recordFindings(tx: Tx, scan: Scan, reported: readonly Find
     );
   }
 
-  return { created, seenAgain: known.size, reopened, resolved: resolved.length };
+  return { created, seenAgain, reopened, resolved: resolved.length, summary: { ...summary, totalFindings: reported.size } };
 }

@@ -1,6 +1,6 @@
 import type Koa from "koa";
 import { z } from "zod";
-import { completeScanWithReport, ingestReport } from "../../domain/scans/scan-reports.service.ts";
+import { completeScanWithReport, ingestReport, type ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
 import { REPORT_FORMATS, SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import { readReportOffThread } from "../../scans/reports/read-report-off-thread.ts";
@@ -29,10 +29,15 @@ const reportRequest = {
   success: { status: 202, description: "The scan, completed from the report", schema: scanViewSchema, headers: ["Location"] },
 } satisfies Partial<RouteDefinition>;
 
-async function readRequest(ctx: Koa.Context) {
-  const outcome = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
-  if (!outcome.ok) throw outcome.problem === "malformed_json" ? httpProblem("malformed_json", outcome.message) : invalid(outcome.message, outcome.errors);
-  return { report: outcome.report, query: { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") } };
+/** Records the request's report with `record`; the report's findings are read while it runs. */
+async function withReport(ctx: Koa.Context, record: (report: ScanReport, query: unknown) => Promise<Scan>): Promise<Scan> {
+  const read = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
+  if (!read.ok) throw read.problem === "malformed_json" ? httpProblem("malformed_json", read.message) : invalid(read.message, read.errors);
+  try {
+    return await record(read.report, { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") });
+  } finally {
+    read.close();
+  }
 }
 
 function sendScan(ctx: Koa.Context, scan: Scan): void {
@@ -51,8 +56,7 @@ export const scanReportRoutes: RouteDefinition[] = [
     description: "The report becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
-      const { report, query } = await readRequest(ctx);
-      sendScan(ctx, await ingestReport(svc, ctx.params.id!, report, query));
+      sendScan(ctx, await withReport(ctx, (report, query) => ingestReport(svc, ctx.params.id!, report, query)));
     },
   },
   {
@@ -64,8 +68,7 @@ export const scanReportRoutes: RouteDefinition[] = [
     description: "409 when the scan is already completed or failed, or its type runs on the built-in engine.",
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {
-      const { report, query } = await readRequest(ctx);
-      sendScan(ctx, await completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query));
+      sendScan(ctx, await withReport(ctx, (report, query) => completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query)));
     },
   },
 ];

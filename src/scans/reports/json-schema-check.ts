@@ -8,7 +8,7 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import type { FieldError } from "../../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 
-const MAX_ERRORS = 20;
+export const MAX_ERRORS = 20;
 
 export type SchemaCheck = (document: unknown) => FieldError[];
 

@@ -1,15 +1,19 @@
 // Reads reports in a small pool of worker threads (piscina), so a 50 MiB report never blocks the
-// event loop that serves every other request, and its parsed document never lives on the main
-// thread. Threads start with the first report and end 10 s after the last one, giving their heap
-// back.
+// event loop that serves every other request, and never lives on the main thread as a document:
+// its findings come over a MessagePort a batch at a time, as the scan's transaction asks for them.
+// Threads start with the first report and end 10 s after the last one, giving their heap back.
+import { once } from "node:events";
 import { availableParallelism } from "node:os";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
+import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { ReadOptions } from "./report.ts";
 import type { ReadOutcome, ReadTask } from "./report-worker.ts";
 
 const compiled = import.meta.url.endsWith(".js");
 
-let pool: Piscina<ReadTask, ReadOutcome> | undefined;
+let pool: Piscina<ReadTask, void> | undefined;
 const readers = () =>
   (pool ??= new Piscina({
     filename: new URL(compiled ? "./report-worker.js" : "./report-worker-ts.mjs", import.meta.url).href,
@@ -18,12 +22,53 @@ const readers = () =>
     idleTimeout: 10_000,
   }));
 
+export type ReportRead =
+  | Exclude<ReadOutcome, { ok: true }>
+  /** `close()` ends the reading, whether or not the findings were all taken: call it when done. */
+  | { ok: true; report: ScanReport; close(): void };
+
+/** The next message on `port`; rejects when the reading task fails first. */
+async function nextMessage(port: MessagePort, failed: Promise<never>): Promise<unknown> {
+  const [message] = await Promise.race([once(port, "message"), failed]);
+  return message;
+}
+
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
-export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReadOutcome> {
+export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReportRead> {
   // Only a buffer that owns its whole memory can be moved; a pooled small one is copied.
   const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes);
-  const task: ReadTask = { bytes: own, format, ...options };
-  return readers().run(task, { transferList: [own.buffer as ArrayBuffer] });
+  const { port1: port, port2 } = new MessageChannel();
+  const task: ReadTask = { bytes: own, format, ...options, port: port2 };
+  // The task ends only after this side closes the port, so its end before that is a failure.
+  const failed = readers()
+    .run(task, { transferList: [own.buffer as ArrayBuffer, port2] })
+    .then(() => Promise.reject(new Error("The report reader ended before it answered")));
+  failed.catch(() => undefined);
+
+  const close = () => port.close();
+  try {
+    const outcome = (await nextMessage(port, failed)) as ReadOutcome;
+    if (!outcome.ok) {
+      close();
+      return outcome;
+    }
+    async function* findings(): AsyncGenerator<Finding[]> {
+      try {
+        for (;;) {
+          port.postMessage("next");
+          const batch = (await nextMessage(port, failed)) as Finding[] | null;
+          if (batch === null) return;
+          yield batch;
+        }
+      } finally {
+        close();
+      }
+    }
+    return { ok: true, report: { ...outcome.report, findings: findings() }, close };
+  } catch (err) {
+    close();
+    throw err;
+  }
 }
 
 /** Ends the worker threads (graceful shutdown). */

@@ -12,8 +12,8 @@ const PARSERS: readonly ReportParser[] = [sarifReport, cyclonedxReport, trivyRep
 
 const isFormat = (value: string): value is ReportFormat => (REPORT_FORMATS as readonly string[]).includes(value);
 
-/** `format`: the `?format=` of the upload, if any. Throws a validation DomainError naming JSON Pointers. */
-export function readReport(document: unknown, format?: string, options: ReadOptions = {}): ParsedReport {
+/** The upload's `?format=` and options, checked before its report is read. */
+export function checkReadRequest(format: string | undefined, options: ReadOptions): void {
   if (format !== undefined && !isFormat(format)) {
     throw invalid("Unknown report format", [{ path: "format", message: `Must be one of ${REPORT_FORMATS.join(", ")}` }]);
   }
@@ -21,6 +21,11 @@ export function readReport(document: unknown, format?: string, options: ReadOpti
   if (checkoutPath !== undefined && (checkoutPath.length > 4096 || !/^(?:\/|[A-Za-z]:[\\/])/.test(checkoutPath))) {
     throw invalid("Invalid checkout path", [{ path: "checkoutPath", message: "Must be an absolute path of at most 4096 characters" }]);
   }
+}
+
+/** `format`: the `?format=` of the upload, if any. Throws a validation DomainError naming JSON Pointers. */
+export function readReport(document: unknown, format?: string, options: ReadOptions = {}): ParsedReport {
+  checkReadRequest(format, options);
   const parser = format ? PARSERS.find((p) => p.format === format) : PARSERS.find((p) => p.detect(document));
   if (!parser) {
     throw invalid("The report's format could not be recognised", [

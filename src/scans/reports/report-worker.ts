@@ -1,39 +1,71 @@
 // Runs in a worker thread (read-report-off-thread.ts): from a report's bytes to its findings. A
-// 50 MiB report takes a second or more of parsing, walking and schema checking; here that work
-// never blocks the service's event loop, and the parsed document lives and dies in this thread:
-// only the findings travel back.
-import { unsafeInput } from "../../domain/validation.ts";
+// 50 MiB report takes seconds of parsing, checking and mapping; here that work never blocks the
+// service's event loop. Over the task's port it first posts the ReadOutcome; then, each time the
+// reader asks ("next"), the next batch of findings, and null after the last. It maps a batch only
+// when asked, so the findings never pile up ahead of their writing, and ends when the reader
+// closes its end.
+import type { MessagePort } from "node:worker_threads";
 import { DomainError, type FieldError } from "../../errors.ts";
-import { jsonPointer } from "./json-pointer.ts";
-import { readReport } from "./read-report.ts";
-import type { ParsedReport, ReadOptions } from "./report.ts";
+import { readReportBytes, type ReportReading } from "./read-report-bytes.ts";
+import type { ReadOptions, ReportHeader } from "./report.ts";
 
 export interface ReadTask extends ReadOptions {
   bytes: Uint8Array;
   format?: string;
+  port: MessagePort;
 }
 
 /** Errors do not cross threads with their class: outcomes say what went wrong as data. */
 export type ReadOutcome =
-  | { ok: true; report: ParsedReport }
+  | { ok: true; report: ReportHeader }
   | { ok: false; problem: "malformed_json"; message: string }
   | { ok: false; problem: "invalid"; message: string; errors: FieldError[] };
 
-export default function readReportTask({ bytes, format, checkoutPath }: ReadTask): ReadOutcome {
-  let document: unknown;
+/** A reader that asks for nothing this long has gone (its transaction's own limit). */
+const READER_PATIENCE_MS = 120_000;
+
+/** Whether the reader asks for more, rather than closing its end (or going quiet). */
+function asked(port: MessagePort): Promise<boolean> {
+  return new Promise((resolve) => {
+    const answer = (more: boolean) => () => {
+      port.off("message", onMessage);
+      port.off("close", onClose);
+      clearTimeout(timer);
+      resolve(more);
+    };
+    const onMessage = answer(true);
+    const onClose = answer(false);
+    const timer = setTimeout(onClose, READER_PATIENCE_MS);
+    port.on("message", onMessage);
+    port.on("close", onClose);
+  });
+}
+
+function open({ bytes, format, checkoutPath }: ReadTask): { outcome: ReadOutcome; reading?: ReportReading } {
   try {
-    document = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-  } catch {
-    return { ok: false, problem: "malformed_json", message: "The report is not a JSON document" };
-  }
-  // What JSON.parse accepts but no report may hold (nesting deeper than 64 levels, a lone
-  // surrogate, U+0000) is refused with its JSON Pointer before any parser walks the document.
-  const unsafe = unsafeInput(document, jsonPointer);
-  if (unsafe) return { ok: false, problem: "invalid", message: "The report is invalid", errors: [unsafe] };
-  try {
-    return { ok: true, report: readReport(document, format, { checkoutPath }) };
+    const reading = readReportBytes(bytes, format, { checkoutPath });
+    return { outcome: { ok: true, report: reading.report }, reading };
   } catch (err) {
-    if (err instanceof DomainError && err.kind === "invalid") return { ok: false, problem: "invalid", message: err.message, errors: err.details.errors ?? [] };
+    if (err instanceof SyntaxError) return { outcome: { ok: false, problem: "malformed_json", message: "The report is not a JSON document" } };
+    if (err instanceof DomainError && err.kind === "invalid") {
+      return { outcome: { ok: false, problem: "invalid", message: err.message, errors: err.details.errors ?? [] } };
+    }
     throw err;
+  }
+}
+
+export default async function readReportTask(task: ReadTask): Promise<void> {
+  const { port } = task;
+  try {
+    const { outcome, reading } = open(task);
+    port.postMessage(outcome);
+    const batches = reading?.batches();
+    // Until the reader closes its end, so that the task never ends before its last message is taken.
+    while (await asked(port)) {
+      const next = batches?.next();
+      port.postMessage(next && !next.done ? next.value : null);
+    }
+  } finally {
+    port.close();
   }
 }

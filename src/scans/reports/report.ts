@@ -3,12 +3,16 @@
 // parsed JSON document into this; read-report.ts picks the parser.
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { ReportFormat } from "../../domain/scans/scans.schemas.ts";
+import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { FieldError } from "../../errors.ts";
 
 export { REPORT_FORMATS, type ReportFormat } from "../../domain/scans/scans.schemas.ts";
 
-/** What a report becomes once read: the domain's ScanReport (CONTRACT §11). */
-export type ParsedReport = ScanReport;
+/** What a report says about itself: the domain's ScanReport but its findings. */
+export type ReportHeader = Omit<ScanReport, "findings">;
+
+/** What a report becomes once read whole. */
+export type ParsedReport = ReportHeader & { findings: Finding[] };
 
 /** A JSON object (not an array, not null): what detect() looks at first. */
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

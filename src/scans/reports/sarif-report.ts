@@ -5,13 +5,27 @@ import type * as Sarif from "sarif";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { ScanType } from "../engines/engine.ts";
+import type { FieldError } from "../../errors.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import { jsonPointer } from "./json-pointer.ts";
 import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
-import { isObject, ReportInvalid, type ReadOptions, type ReportParser } from "./report.ts";
+import { isObject, ReportInvalid, type ReadOptions, type ReportHeader, type ReportParser } from "./report.ts";
 
-let checkSchema: SchemaCheck | undefined;
-const sarifSchema = (): SchemaCheck =>
-  (checkSchema ??= schemaCheck(createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), { draft04: true }));
+const schemaDocument = () => createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json") as { id: string };
+let checkLog: SchemaCheck | undefined;
+let checkResult: SchemaCheck | undefined;
+const sarifSchema = (): SchemaCheck => (checkLog ??= schemaCheck(schemaDocument(), { draft04: true }));
+const resultSchema = (): SchemaCheck =>
+  (checkResult ??= schemaCheck({ $ref: `${schemaDocument().id}#/definitions/result` }, { draft04: true, references: [schemaDocument()] }));
+
+/** A log's errors against the schema: a whole log, or the outline of a streamed one (its results emptied). */
+export const checkSarifLog = (log: unknown): FieldError[] => sarifSchema()(log);
+
+/** One result's errors against the schema's `result` definition, named by their place in the log. */
+export function checkSarifResult(result: unknown, run: number, index: number): FieldError[] {
+  const at = jsonPointer(["runs", run, "results", index]);
+  return resultSchema()(result).map((error) => ({ ...error, path: at + error.path }));
+}
 
 const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = { error: "high", warning: "medium", note: "low", none: "low" };
 
@@ -97,6 +111,8 @@ function fingerprintParts(ruleId: string, result: Sarif.Result, where: { locatio
   return [ruleId, where.path ?? "", ...keys.map((k) => `${k}=${stable[k]}`)];
 }
 
+export const SARIF_INVALID = "The report is not a valid SARIF 2.1.0 log";
+
 function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined, checkout: string | undefined): Finding {
   const rule = ruleOf(run, result);
   const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? "";
@@ -131,24 +147,37 @@ function scanTypeOf(run: Sarif.Run | undefined): ScanType {
   return run?.properties?.["imageName"] !== undefined ? "container" : "sca";
 }
 
+/** A log's runs, ready to read results against (a whole log, or the outline of a streamed one). */
+export interface SarifRuns {
+  report: ReportHeader;
+  /** The finding of `runs[run]`'s result, or null when the result is informational. */
+  findingOf(run: number, result: Sarif.Result): Finding | null;
+}
+
+/** `log` must have passed checkSarifLog. */
+export function sarifRuns(log: Sarif.Log, options: ReadOptions = {}): SarifRuns {
+  const runs = log.runs;
+  const tool = [...new Set(runs.map((run) => run.tool.driver.name))].join(", ") || "SARIF";
+  const first = runs[0]?.tool.driver;
+  const checkout = options.checkoutPath ? fileUriPrefix(options.checkoutPath) : undefined;
+  const commits = runs.map((run) => run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId);
+  return {
+    report: { format: "sarif", tool, toolVersion: first?.semanticVersion ?? first?.version ?? null, scanType: scanTypeOf(runs[0]) },
+    findingOf: (run, result) => (isInformational(result) ? null : findingOf(runs[run]!, tool, result, commits[run], checkout)),
+  };
+}
+
 export const sarifReport: ReportParser = {
   format: "sarif",
 
   detect: (document) => isObject(document) && Array.isArray(document["runs"]) && (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
 
   parse(document, options: ReadOptions = {}) {
-    const errors = sarifSchema()(document);
-    if (errors.length > 0) throw new ReportInvalid("The report is not a valid SARIF 2.1.0 log", errors);
+    const errors = checkSarifLog(document);
+    if (errors.length > 0) throw new ReportInvalid(SARIF_INVALID, errors);
     const log = document as Sarif.Log;
-    const runs = log.runs;
-    const tools = [...new Set(runs.map((run) => run.tool.driver.name))];
-    const tool = tools.join(", ") || "SARIF";
-    const first = runs[0]?.tool.driver;
-    const checkout = options.checkoutPath ? fileUriPrefix(options.checkoutPath) : undefined;
-    const findings = runs.flatMap((run) => {
-      const commit = run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId;
-      return (run.results ?? []).filter((r) => !isInformational(r)).map((r) => findingOf(run, tool, r, commit, checkout));
-    });
-    return { format: "sarif", tool, toolVersion: first?.semanticVersion ?? first?.version ?? null, scanType: scanTypeOf(runs[0]), findings };
+    const { report, findingOf } = sarifRuns(log, options);
+    const findings = log.runs.flatMap((run, i) => (run.results ?? []).flatMap((result) => findingOf(i, result) ?? []));
+    return { ...report, findings };
   },
 };
