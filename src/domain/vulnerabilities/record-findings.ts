@@ -12,8 +12,13 @@ import { summarize, type ScanSummary } from "../scans/scan-summary.ts";
 import type { Finding, FindingBatches } from "./finding.ts";
 import { toVulnerabilityCreatedData, toVulnerabilityResolvedData } from "./vulnerability.view.ts";
 
-/** Rows per statement: large enough to amortise the round trip, small enough to bound memory. */
-const CHUNK = 5_000;
+/**
+ * Rows per statement: large enough to amortise the round trip, small enough to bound memory.
+ * Prisma's client keeps the arguments of its last 100 debug calls (about 20 statements), debug
+ * output on or off, so what a statement's parameters weigh stays alive for the next 20: 1,000
+ * rows keep that near 50 MiB, where 5,000 kept some 250 MiB.
+ */
+const CHUNK = 1_000;
 
 export interface FindingsOutcome {
   created: number;

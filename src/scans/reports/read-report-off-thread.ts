@@ -2,7 +2,6 @@
 // event loop that serves every other request, and never lives on the main thread as a document:
 // its findings come over a MessagePort a batch at a time, as the scan's transaction asks for them.
 // Threads start with the first report and end 10 s after the last one, giving their heap back.
-import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
@@ -27,10 +26,25 @@ export type ReportRead =
   /** `close()` ends the reading, whether or not the findings were all taken: call it when done. */
   | { ok: true; report: ScanReport; close(): void };
 
-/** The next message on `port`; rejects when the reading task fails first. */
-async function nextMessage(port: MessagePort, failed: Promise<never>): Promise<unknown> {
-  const [message] = await Promise.race([once(port, "message"), failed]);
-  return message;
+/**
+ * The messages of a reading's port, one per call, as the protocol has at most one under way; each
+ * rejects once the reading task has failed. (Not Promise.race with the task: every race would stay
+ * attached to the task's promise, and keep each batch of findings alive, until the task ends.)
+ */
+function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unknown> {
+  let waiting: { resolve(message: unknown): void; reject(err: unknown): void } | undefined;
+  let failure: unknown;
+  port.on("message", (message) => {
+    const receiver = waiting;
+    waiting = undefined;
+    receiver?.resolve(message);
+  });
+  task.then(
+    // The task ends only after this side closes the port, so its end before that is a failure.
+    () => (failure = new Error("The report reader ended before it answered")),
+    (err: unknown) => (failure = err),
+  ).finally(() => waiting?.reject(failure));
+  return () => (failure !== undefined ? Promise.reject(failure) : new Promise((resolve, reject) => (waiting = { resolve, reject })));
 }
 
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
@@ -39,15 +53,10 @@ export async function readReportOffThread(bytes: Buffer, format: string | undefi
   const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes);
   const { port1: port, port2 } = new MessageChannel();
   const task: ReadTask = { bytes: own, format, ...options, port: port2 };
-  // The task ends only after this side closes the port, so its end before that is a failure.
-  const failed = readers()
-    .run(task, { transferList: [own.buffer as ArrayBuffer, port2] })
-    .then(() => Promise.reject(new Error("The report reader ended before it answered")));
-  failed.catch(() => undefined);
-
+  const nextMessage = messagesOf(port, readers().run(task, { transferList: [own.buffer as ArrayBuffer, port2] }));
   const close = () => port.close();
   try {
-    const outcome = (await nextMessage(port, failed)) as ReadOutcome;
+    const outcome = (await nextMessage()) as ReadOutcome;
     if (!outcome.ok) {
       close();
       return outcome;
@@ -56,7 +65,7 @@ export async function readReportOffThread(bytes: Buffer, format: string | undefi
       try {
         for (;;) {
           port.postMessage("next");
-          const batch = (await nextMessage(port, failed)) as Finding[] | null;
+          const batch = (await nextMessage()) as Finding[] | null;
           if (batch === null) return;
           yield batch;
         }
