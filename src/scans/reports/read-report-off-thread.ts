@@ -1,6 +1,7 @@
 // Reads reports in a small pool of worker threads (piscina), so a 50 MiB report never blocks the
 // event loop that serves every other request, and never lives on the main thread as a document:
-// its findings come over a MessagePort a batch at a time, as the scan's transaction asks for them.
+// its findings come over a MessagePort a batch at a time, as the scan's transaction asks for them
+// (one batch ahead, mapped while the one before is written).
 // Threads start with the first report and end 10 s after the last one, giving their heap back.
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
@@ -27,24 +28,30 @@ export type ReportRead =
   | { ok: true; report: ScanReport; close(): void };
 
 /**
- * The messages of a reading's port, one per call, as the protocol has at most one under way; each
- * rejects once the reading task has failed. (Not Promise.race with the task: every race would stay
+ * The messages of a reading's port, in order, one per call; each rejects once the reading task has
+ * failed and nothing is left to take. (Not Promise.race with the task: every race would stay
  * attached to the task's promise, and keep each batch of findings alive, until the task ends.)
  */
 function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unknown> {
+  const arrived: unknown[] = [];
   let waiting: { resolve(message: unknown): void; reject(err: unknown): void } | undefined;
   let failure: unknown;
   port.on("message", (message) => {
     const receiver = waiting;
     waiting = undefined;
-    receiver?.resolve(message);
+    if (receiver) receiver.resolve(message);
+    else arrived.push(message);
   });
   task.then(
     // The task ends only after this side closes the port, so its end before that is a failure.
     () => (failure = new Error("The report reader ended before it answered")),
     (err: unknown) => (failure = err),
   ).finally(() => waiting?.reject(failure));
-  return () => (failure !== undefined ? Promise.reject(failure) : new Promise((resolve, reject) => (waiting = { resolve, reject })));
+  return () => {
+    if (arrived.length > 0) return Promise.resolve(arrived.shift());
+    if (failure !== undefined) return Promise.reject(failure);
+    return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+  };
 }
 
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
@@ -63,10 +70,11 @@ export async function readReportOffThread(bytes: Buffer, format: string | undefi
     }
     async function* findings(): AsyncGenerator<Finding[]> {
       try {
+        port.postMessage("next");
         for (;;) {
-          port.postMessage("next");
           const batch = (await nextMessage()) as Finding[] | null;
           if (batch === null) return;
+          port.postMessage("next"); // the worker maps the next batch while this one is written
           yield batch;
         }
       } finally {
