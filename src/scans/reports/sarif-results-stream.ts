@@ -69,7 +69,9 @@ export function* sarifResults(bytes: Uint8Array): Generator<StreamedResult, Reco
   // stack[i] is the container at depth i - 1 with the key under which depth i sits: [·, root → "runs", runs → run, run → "results"].
   parser.onValue = ({ value, key, parent, stack }: ParsedElementInfo) => {
     outline = stack[1]!.value as Record<string, unknown>;
-    (parent as unknown[]).pop(); // the result just completed, handed over instead
+    // The result just completed is handed over instead of kept (`results` may also be an object, which the schema refuses).
+    if (Array.isArray(parent)) parent.pop();
+    else delete (parent as Record<string, unknown>)[key as string];
     ready.push({ run: stack[2]!.key as number, index: key as number, result: value });
   };
   try {

@@ -63,6 +63,16 @@ function refusal(bytes: Buffer, format?: string) {
   throw new Error("readReportBytes accepted the report");
 }
 
+/** The JSON Pointers of what reading the whole document refuses, sorted. */
+function wholeRefusalPaths(document: unknown): string[] {
+  try {
+    readReport(JSON.parse(JSON.stringify(document)));
+  } catch (error) {
+    return ((error as DomainError).details.errors ?? []).map((e) => e.path).sort();
+  }
+  throw new Error("readReport accepted the document");
+}
+
 describe("a SARIF log read as a stream", () => {
   it("comes to the same report and findings as the whole log, in batches", () => {
     const log = twoRunLog();
@@ -89,16 +99,16 @@ describe("a SARIF log read as a stream", () => {
     const paths = refusal(bytesOf(log)).map((e) => e.path);
     expect(paths).toContain("/runs/1/results/2/level");
     expect(paths).toContain("/runs/0/tool/driver/name");
-    expect(refusal(bytesOf(log)).map((e) => e.path).sort()).toEqual(
-      (() => {
-        try {
-          readReport(JSON.parse(JSON.stringify(log)));
-        } catch (error) {
-          return ((error as DomainError).details.errors ?? []).map((e) => e.path).sort();
-        }
-        return [];
-      })(),
-    );
+    expect(paths.sort()).toEqual(wholeRefusalPaths(log));
+  });
+
+  it("refuses results that are not objects, or not in an array, as the whole reading does", () => {
+    const log = twoRunLog() as unknown as { runs: { results: unknown }[] };
+    log.runs[0]!.results = [1, "two", null];
+    log.runs[1]!.results = { first: { message: { text: "m" } } };
+    const paths = refusal(bytesOf(log)).map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(["/runs/0/results/0", "/runs/0/results/1", "/runs/0/results/2", "/runs/1/results"]));
+    expect(paths.sort()).toEqual(wholeRefusalPaths(log));
   });
 
   it("gives at most 20 errors however many results are wrong", () => {
