@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { benchDatabase } from "./database.ts";
+import { serviceFlags } from "./service-flags.ts";
 
 const RESULTS = Number(process.env.BENCH_REPORT_RESULTS ?? 100_000);
 const TARGET_BYTES = 50 * 1024 * 1024 - 64 * 1024;
@@ -100,8 +101,7 @@ async function memoryOf(pid: number): Promise<{ peak: number; now: number }> {
 export async function runReportBench(): Promise<void> {
   const db = await benchDatabase();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const flags = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
-  const server = spawn(process.execPath, [...profile, ...flags, "dist/main.js"], {
+  const server = spawn(process.execPath, [...profile, ...serviceFlags(), "dist/main.js"], {
     env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent" },
     stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
   });

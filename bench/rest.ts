@@ -11,6 +11,7 @@ import autocannon from "autocannon";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
+import { serviceFlags } from "./service-flags.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -43,7 +44,7 @@ async function serverMemory(base: string): Promise<string> {
 export async function runRestBench(): Promise<void> {
   const db = await benchDatabase();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const server = spawn(process.execPath, [...profile, "dist/main.js"], {
+  const server = spawn(process.execPath, [...profile, ...serviceFlags(), "dist/main.js"], {
     env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_DURATION_MS: "20" },
     stdio: ["ignore", "ignore", "inherit"],
   });
