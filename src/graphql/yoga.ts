@@ -12,15 +12,15 @@ import { hasBody, readBodyText } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
 import type { Logger } from "../log.ts";
 import { BatcherRegistry } from "./batch.ts";
-import { PerApplicationBatch } from "./per-application-batch.ts";
+import { compiledQueries } from "./compiled-queries.ts";
 import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
 import { maskError } from "./errors.ts";
 import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
-import { compiledQueries } from "./compiled-queries.ts";
 import { armorPlugin } from "./limits.ts";
-import { sharedSubscriptions } from "./shared-subscriptions.ts";
+import { PerApplicationBatch } from "./per-application-batch.ts";
 import { schema } from "./schema.ts";
+import { sharedSubscriptions } from "./shared-subscriptions.ts";
 
 export const GRAPHQL_PATH = "/graphql";
 

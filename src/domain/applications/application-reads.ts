@@ -1,8 +1,8 @@
 // The hottest reads (GET /applications/{id}, unfiltered pages of GET /applications and their
 // count, the dashboard's totalCount) as named prepared statements on pg: planned once per
 // connection, and without Prisma's per-query compile, which took about a fifth of the service's
-// CPU under that load (bench/README.md). Rows come back
-// in the shape of Prisma's Application, so callers cannot tell the two apart.
+// CPU under that load (bench/README.md). Rows come back in the shape of Prisma's Application, so
+// callers cannot tell the two apart.
 import type pg from "pg";
 import type { Application } from "../../generated/prisma/client.ts";
 import { decodeCursor, type PageRequest } from "../pagination.ts";

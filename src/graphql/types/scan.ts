@@ -2,13 +2,12 @@
 // Fields under a list of applications go through ctx.perApplication: one statement for all.
 import type { GraphQLResolveInfo } from "graphql";
 import type { ScanSummary } from "../../domain/scans/scan-summary.ts";
-import type { PerApplicationRead } from "../../domain/per-application.ts";
 import * as perApplication from "../../domain/scans/scans-per-application.ts";
 import * as scans from "../../domain/scans/scans.service.ts";
 import { builder } from "../builder.ts";
-import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { countedConnection, pageRequestOf } from "../connection.ts";
 import { restShaped } from "../inputs.ts";
-import { fieldNamesAt, selectsField } from "../selection.ts";
+import { fieldNamesAt } from "../selection.ts";
 import { ApplicationRef, loadApplication } from "./application.ts";
 import { ReportFormatEnum, ScanSourceKindEnum, ScanStatusEnum, ScanTypeEnum } from "./enums.ts";
 
@@ -74,13 +73,10 @@ builder.prismaObjectFields("Application", (t) => ({
     type: ScanConnection,
     description: "The application's scans, newest first.",
     args: { first: t.arg.int(), after: t.arg.string() },
-    resolve: async (app, args, ctx, info) => {
+    resolve: (app, args, ctx, info) => {
       const page = pageRequestOf(args);
-      const load = <T>(read: PerApplicationRead<T>) => ctx.perApplication.load(app.id, read);
-      const count = selectsField(info, "totalCount") ? load(perApplication.scanCount(ctx.service)) : undefined;
-      count?.catch(() => undefined); // its failure is the page's, reported there
-      const items = await load(perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"])));
-      return toConnection(items, page.cursor, () => count ?? load(perApplication.scanCount(ctx.service)));
+      const pageRead = perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"]));
+      return ctx.perApplication.connection(app.id, info, page.cursor, pageRead, perApplication.scanCount(ctx.service));
     },
   }),
   latestScans: t.field({
