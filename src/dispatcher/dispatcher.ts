@@ -2,11 +2,13 @@
 // claims due deliveries with leases and sends them. Everything that touches the database works in
 // batches, one statement each: fan-out of many events, a claim of many deliveries joined with their
 // event and subscription, and the outcomes of many attempts (outcome-recorder.ts), so a delivery
-// costs little more than its HTTP request. Several instances may run against one database: SKIP
-// LOCKED splits the work, and a lease keeps a delivery with one sender until it expires, which is
-// also how a crashed instance's deliveries are taken over. LISTEN/NOTIFY wakes it within
-// milliseconds of a commit; polling is the fallback. How many attempts go to one subscription's
-// endpoint at once adapts to how it answers (endpoint-limiter.ts).
+// costs little more than its HTTP request. Fan-out and sending are two loops: deliveries go out as
+// soon as the first batch of a large transaction's events is fanned out, not after all of them.
+// Several instances may run against one database: SKIP LOCKED splits the work, and a lease keeps a
+// delivery with one sender until it expires, which is also how a crashed instance's deliveries are
+// taken over. LISTEN/NOTIFY wakes it within milliseconds of a commit; polling is the fallback. How
+// many attempts go to one subscription's endpoint at once adapts to how it answers
+// (endpoint-limiter.ts).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { Agent } from "undici";
@@ -114,10 +116,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let dueAt = Infinity;
   let lookForNextDue = false;
   let listening: Listening | undefined;
+  /** The claiming loop: runs while anything may be claimable (a freed slot, a fan-out, a due retry). */
   let ticking: Promise<void> | undefined;
   let again = false;
-  /** Set by what may have committed events (NOTIFY, poll, start); a freed slot only claims. */
-  let fanOutWanted = true;
+  /** The fan-out loop: runs while events may be committed and not fanned out (NOTIFY, poll, start). */
+  let fanningOut: Promise<void> | undefined;
+  let fanOutAgain = false;
 
   /** Sends a delivery (unless its subscription is disabled) and decides what becomes of it. */
   async function attempt(delivery: ClaimedDelivery): Promise<{ outcome: Outcome; signal: EndpointSignal }> {
@@ -223,27 +227,25 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     );
   }
 
-  async function fanOut(): Promise<number> {
-    let fannedOut = 0;
+  /** Fans out every event committed so far, a batch at a time, calling `fannedOut` after each batch. */
+  async function fanOut(fannedOut: (count: number) => void): Promise<number> {
+    let total = 0;
     for (;;) {
       const events = await fanOutEvents(pool, FAN_OUT_BATCH);
-      fannedOut += events.length;
+      total += events.length;
+      if (events.length) fannedOut(events.length);
       // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
       if (events.length && options.publishEvents) {
         await options.publishEvents(events).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));
       }
-      if (events.length < FAN_OUT_BATCH) return fannedOut;
+      if (events.length < FAN_OUT_BATCH) return total;
     }
   }
 
-  async function pass(): Promise<{ fannedOut: number; started: Promise<void>[] }> {
-    let fannedOut = 0;
-    if (fanOutWanted) {
-      fanOutWanted = false;
-      fannedOut = await fanOut();
-    }
+  /** Claims what is due and free slots allow, and starts sending it. */
+  async function pass(): Promise<Promise<void>[]> {
     const free = Math.min(concurrency - sending.size, concurrency - unrecorded);
-    if (free <= 0) return { fannedOut, started: [] };
+    if (free <= 0) return [];
     const { keys, available, backingOff, otherwise } = limiter.availability();
     const claimed = await claimDeliveries(pool, {
       owner,
@@ -252,7 +254,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       allowance: { webhookIds: keys, available, backingOff },
       defaultAllowance: otherwise,
     });
-    return { fannedOut, started: claimed.map(dispatch) };
+    return claimed.map(dispatch);
   }
 
   /** Wakes at `time` unless an earlier wake-up is already set (or the next poll comes first). */
@@ -291,7 +293,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       do {
         again = false;
         try {
-          const { started } = await pass();
+          const started = await pass();
           if (started.length === 0 || lookForNextDue) {
             lookForNextDue = false;
             await scheduleNextDue();
@@ -305,7 +307,27 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   }
 
   function wakeToFanOut(): void {
-    fanOutWanted = true;
+    if (!running) return;
+    if (fanningOut) {
+      fanOutAgain = true;
+      return;
+    }
+    fanningOut = (async () => {
+      do {
+        fanOutAgain = false;
+        try {
+          await fanOut(wake);
+        } catch (err) {
+          log.error({ err }, "webhook fan-out failed");
+        }
+      } while (fanOutAgain && running);
+      fanningOut = undefined;
+    })();
+  }
+
+  /** What the poll and start do: whatever was committed, due or released meanwhile. */
+  function wakeBoth(): void {
+    wakeToFanOut();
     wake();
   }
 
@@ -319,17 +341,17 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     start() {
       if (running || stopping) return;
       running = true;
-      pollTimer = setInterval(wakeToFanOut, pollIntervalMs);
+      pollTimer = setInterval(wakeBoth, pollIntervalMs);
       listening = listen(pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()), {
         log,
-        onListening: wakeToFanOut, // whatever was committed before LISTEN took effect
+        onListening: wakeBoth, // whatever was committed before LISTEN took effect
       });
-      wakeToFanOut();
+      wakeBoth();
     },
 
     async runOnce() {
-      fanOutWanted = true;
-      const { fannedOut, started } = await pass();
+      const fannedOut = await fanOut(() => {});
+      const started = await pass();
       await Promise.all(started);
       return { fannedOut, attempted: started.length };
     },
@@ -341,7 +363,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         clearTimeout(dueTimer);
         await listening?.close();
         listening = undefined;
-        await ticking;
+        await Promise.all([fanningOut, ticking]);
         let graceTimer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
         await Promise.race([Promise.all(sending), grace]);

@@ -395,6 +395,27 @@ describe("claiming", () => {
     expect(JSON.parse(receiver.requests[0]!.rawBody.toString()).eventId).toBe(eventId);
   });
 
+  it("sends what is due while a fan-out is held up (a large transaction's events do not stall sending)", async () => {
+    await createWebhook(receiver.url("/fan-out-held"));
+    const queuedEvent = await emit();
+    await fanOutEvents(t.app.db.pool, 10); // its delivery is due
+    const laterEvent = await emit(); // committed, not yet fanned out
+    const locker = await t.app.db.pool.connect();
+    try {
+      // Holds up every fan-out (its UPDATE of events waits), not the claim (which only reads events).
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE events IN EXCLUSIVE MODE");
+      dispatcher({ pollIntervalMs: 60_000 }).start();
+      await receiver.waitFor((reqs) => reqs.length === 1, 3000);
+      expect(JSON.parse(receiver.requests[0]!.rawBody.toString()).eventId).toBe(queuedEvent);
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    await receiver.waitFor((reqs) => reqs.length === 2, 3000);
+    expect(JSON.parse(receiver.requests[1]!.rawBody.toString()).eventId).toBe(laterEvent);
+  });
+
   it("stop() lets an in-flight attempt finish, records it and holds no lease afterwards", async () => {
     const hook = await createWebhook(receiver.url("/stopping"));
     receiver.answer = () => ({ status: 200, delayMs: 150 });
