@@ -9,20 +9,33 @@ export interface Database {
   prisma: Db;
   /** Plain pg pool for what Prisma does not do: migrations, LISTEN, hot-path SQL. */
   pool: pg.Pool;
+  /**
+   * The webhook dispatcher's own connections, whose statements are planned for the tables as they
+   * are at each execution (custom plans): its queue tables grow by tens of thousands of rows in a
+   * second, and a plan cached while they were small (a sequential scan, a hash join) would then
+   * scan the whole table for every batch until autovacuum next analyzes it. Its own pool also keeps
+   * the API's load from holding up deliveries, and the other way round.
+   */
+  queuePool: pg.Pool;
   close(): Promise<void>;
 }
 
+const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry schedule
+
 export function openDatabase(url: string, options: { max?: number } = {}): Database {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  const queuePool = new pg.Pool({ connectionString: url, max: QUEUE_POOL_SIZE, options: "-c plan_cache_mode=force_custom_plan" });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on("error", () => {});
+  queuePool.on("error", () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     pool,
+    queuePool,
     async close() {
       await prisma.$disconnect();
-      await pool.end();
+      await Promise.all([pool.end(), queuePool.end()]);
     },
   };
 }

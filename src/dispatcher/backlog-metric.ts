@@ -9,7 +9,9 @@ export function registerBacklogGauge(registry: Registry, pool: pg.Pool): void {
     registers: [registry],
     async collect() {
       const { rows } = await pool.query<{ n: string }>(
-        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
+        // Pending deliveries counted as the two partial indexes hold them (fresh ones and retries).
+        `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND attempt_count = 0)
+              + (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0)
               + (SELECT count(*) FROM events WHERE fanned_out_at IS NULL) AS n`,
       );
       this.set(Number(rows[0]?.n ?? 0));

@@ -4,7 +4,8 @@
 // endpoint's share bounds them, and a timed-out attempt is then retried on time even behind another
 // subscription's backlog), then the oldest, leased to this instance and returned with the event
 // and the subscription they need to be sent. SKIP LOCKED splits the work between instances;
-// an expired lease (a crashed owner) is claimable again.
+// an expired lease (a crashed owner) is claimable again. The picked rows are locked, so the lease
+// is taken by their ctids, a lookup no estimate of the table's size can turn into a scan.
 import type pg from "pg";
 import type { EventType } from "../events/catalog.ts";
 
@@ -42,7 +43,7 @@ const DUE_FRESH = `d.attempt_count = 0 AND NOT (a.backing_off AND EXISTS (
 // its attempt_count condition matches one of the two partial indexes.
 const dueBranch = (name: string, condition: string) => `
   SELECT * FROM (
-    SELECT d.id, d.next_attempt_at, ${name === "retries"} AS retry FROM webhook_deliveries d
+    SELECT d.ctid, d.next_attempt_at, d.id, ${name === "retries"} AS retry FROM webhook_deliveries d
      WHERE d.webhook_id = a.webhook_id AND d.status = 'pending' AND ${condition}
        AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
      ORDER BY d.next_attempt_at, d.id
@@ -57,7 +58,7 @@ const CLAIM = `
      WHERE coalesce(given.n, $5::int) > 0
   ),
   picked AS (
-    SELECT due.id FROM allowance a CROSS JOIN LATERAL (
+    SELECT due.ctid FROM allowance a CROSS JOIN LATERAL (
       ${dueBranch("retries", DUE_RETRIES)}
       UNION ALL
       ${dueBranch("fresh", DUE_FRESH)}
@@ -68,8 +69,8 @@ const CLAIM = `
   )
   UPDATE webhook_deliveries d
      SET lease_owner = $1, lease_expires_at = now() + $2::int * interval '1 millisecond'
-    FROM picked, webhooks w, events e
-   WHERE d.id = picked.id AND w.id = d.webhook_id AND e.id = d.event_id
+    FROM webhooks w, events e
+   WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM picked)) AND w.id = d.webhook_id AND e.id = d.event_id
   RETURNING d.id, d.webhook_id, d.attempt_count, d.first_attempt_at, w.url, w.sealed_secret, w.status::text AS webhook_status,
             e.id AS event_id, e.type AS event_type, e.data AS event_data, e.occurred_at`;
 

@@ -46,7 +46,7 @@ const leaseFor = (timeoutMs: number) => timeoutMs * 2 + 5000;
 const STOP_GRACE_MS = 2000;
 
 export interface DispatcherOptions {
-  db: Pick<Database, "pool">;
+  db: Pick<Database, "queuePool">;
   config: Pick<
     Config,
     | "WEBHOOK_ALLOW_PRIVATE_TARGETS"
@@ -87,7 +87,7 @@ export interface WebhookDispatcher extends BackgroundWorker {
 
 export function createDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { config, log, metrics, webhookSecrets } = options;
-  const { pool } = options.db;
+  const pool = options.db.queuePool;
   const owner = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = leaseFor(config.WEBHOOK_TIMEOUT_MS);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -273,11 +273,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   /**
    * Wakes again when the earliest scheduled retry is due, whoever scheduled it (this instance also
    * sets a wake-up for each retry it records). Only future ones count: what is already due is in
-   * flight here or leased elsewhere (the poll catches expired leases).
+   * flight here or leased elsewhere (the poll catches expired leases). Only retries are scheduled
+   * for later: a fresh delivery is due when it is queued.
    */
   async function scheduleNextDue(): Promise<void> {
     const { rows } = await pool.query<{ due: Date | null }>(
-      "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > now()",
+      "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND attempt_count > 0 AND next_attempt_at > now()",
     );
     const due = rows[0]?.due;
     if (due) wakeAt(due.getTime());

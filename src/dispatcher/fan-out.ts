@@ -5,16 +5,18 @@
 import type pg from "pg";
 import { toEventEnvelope, type EventEnvelope, type EventRow } from "../events/catalog.ts";
 
+// The batch's rows are locked, so their ctids hold until the statement ends: the update finds
+// them by ctid whatever the planner thinks of the table's size.
 const FAN_OUT = `
   WITH batch AS (
-    SELECT id FROM events
+    SELECT ctid FROM events
      WHERE fanned_out_at IS NULL
      ORDER BY occurred_at, id
      LIMIT $1
        FOR UPDATE SKIP LOCKED
   ),
   marked AS (
-    UPDATE events e SET fanned_out_at = now() FROM batch WHERE e.id = batch.id
+    UPDATE events e SET fanned_out_at = now() WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM batch))
     RETURNING e.id, e.type, e.data, e.occurred_at
   ),
   queued AS (

@@ -83,9 +83,11 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
     }
     const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(ctx, id, input), updatedAt: new Date() } });
     if (updated.status === "disabled") {
+      // Every pending delivery, fresh or retrying: written so that each finds its partial index
+      // rather than the subscription's whole delivery history.
       await tx.$executeRaw`
         UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
-         WHERE webhook_id = ${id}::uuid AND status = 'pending'`;
+         WHERE webhook_id = ${id}::uuid AND status = 'pending' AND (attempt_count = 0 OR attempt_count > 0)`;
     }
     return updated;
   });
