@@ -1,8 +1,8 @@
 // The webhook receiver of the delivery benchmark, in a process of its own (forked, with an IPC
-// channel): an HTTPS server that answers 204 at once, or never for paths under /blackhole/, and
-// notes each request's delivery id, event id, path and arrival time. The harness asks for those
-// notes over IPC ("take" hands them over and starts afresh). Nothing is verified here, so the
-// receiver costs the service and the bare sender the same.
+// channel): an HTTPS server that answers 204 at once, after 20 ms under /slow/ (as a distant
+// endpoint would), or never under /blackhole/, and notes each request's delivery id, event id, path
+// and arrival time. The harness asks for those notes over IPC ("take" hands them over and starts
+// afresh). Nothing is verified here, so the receiver costs the service and the bare sender the same.
 import https from "node:https";
 
 interface Arrival {
@@ -14,6 +14,7 @@ interface Arrival {
 
 const key = process.env.RECEIVER_KEY!;
 const cert = process.env.RECEIVER_CERT!;
+const SLOW_ANSWER_MS = 20;
 let arrivals: Arrival[] = [];
 
 const server = https.createServer({ key, cert, keepAliveTimeout: 30_000 }, (req, res) => {
@@ -29,7 +30,8 @@ const server = https.createServer({ key, cert, keepAliveTimeout: 30_000 }, (req,
     }
     arrivals.push({ deliveryId: String(req.headers["x-webhook-id"] ?? ""), eventId, path, at: Date.now() });
     if (path.startsWith("/blackhole/")) return; // never answered; the sender's timeout ends it
-    res.writeHead(204).end();
+    if (path.startsWith("/slow/")) setTimeout(() => res.writeHead(204).end(), SLOW_ANSWER_MS);
+    else res.writeHead(204).end();
   });
 });
 server.headersTimeout = 0;

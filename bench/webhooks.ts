@@ -3,7 +3,7 @@
 // signed sender (bare-sender.ts, its own process, no database) POSTs the same kind of requests to
 // the same receiver in the same run: the ratio between the two is the cost of the guarantees.
 // Events are committed through the service's own outbox (recordEvents), as a scan commits them.
-//   BENCH_WEBHOOK_SCENARIOS=warm,burst,steady,fan,two   which scenarios (default: all)
+//   BENCH_WEBHOOK_SCENARIOS=warm,burst,steady,fan,two,slow   which scenarios (default: all)
 //   BENCH_WEBHOOK_BURST=10000                      events in a burst
 //   BENCH_CPU_PROF_DIR=dir                         each service process writes a CPU profile there
 //   WEBHOOK_CONCURRENCY=… WEBHOOK_ENDPOINT_…=…     passed on to the service, to compare settings
@@ -19,8 +19,10 @@ import { benchDatabase } from "./database.ts";
 import { runBareSender, startReceiver, type Arrival } from "./webhook-peers.ts";
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 10_000);
-const SCENARIOS = new Set((process.env.BENCH_WEBHOOK_SCENARIOS ?? "warm,burst,steady,fan,two").split(","));
+const SCENARIOS = new Set((process.env.BENCH_WEBHOOK_SCENARIOS ?? "warm,burst,steady,fan,two,slow").split(","));
 const WARM_UP_EVENTS = 20;
+const TWO_WARM_UP_EVENTS = 2000;
+const SLOW_ANSWER_MS = 20; // the receiver's answer time under /slow/, as a distant endpoint's
 const STEADY_RATE = 200;
 const STEADY_SECONDS = 10;
 const FAN_EVENTS = 200; // × 50 subscriptions
@@ -183,8 +185,8 @@ type Harness = Awaited<ReturnType<typeof startHarness>>;
  * `warmUp` events delivered one at a time first, as on a service that has been running a little:
  * its statements are then planned while the tables are small.
  */
-async function burstToOne(h: Harness, label: string, warmUp = 0): Promise<Row> {
-  const [hook] = await h.subscribe([`/burst-${label.replace(/\W/g, "")}`]);
+async function burstToOne(h: Harness, label: string, warmUp = 0, pathPrefix = ""): Promise<Row> {
+  const [hook] = await h.subscribe([`${pathPrefix}/burst-${label.replace(/\W/g, "")}`]);
   for (let i = 0; i < warmUp; i++) await h.burst(1, 1);
   const burst = await h.burst(BURST, BURST);
   const notAttemptedOnce = await h.db.pool.query<{ n: number }>(
@@ -311,12 +313,20 @@ export async function runWebhookBench(): Promise<void> {
     if (SCENARIOS.has("burst")) rows.push((oneInstance = await burstToOne(h, "1 instance")));
     if (SCENARIOS.has("steady")) rows.push(await steady(h));
     if (SCENARIOS.has("fan")) rows.push(...(await fanOut(h)));
-    if (SCENARIOS.has("two")) {
+    let oneInstanceSlow: Row | undefined;
+    if (SCENARIOS.has("slow")) rows.push((oneInstanceSlow = await burstToOne(h, `1 instance, receiver answering after ${SLOW_ANSWER_MS} ms`, 0, "/slow")));
+    if (SCENARIOS.has("two") || SCENARIOS.has("slow")) {
       await h.addInstance();
-      const two = await burstToOne(h, "2 instances");
-      if (oneInstance) two.notes = `**${((two.perSecond / oneInstance.perSecond) * 100).toFixed(0)} % of 1 instance**; ${two.notes}`;
-      rows.push(two);
+      // The new instance's code and connections warm up as the first one's did in the scenarios before.
+      await h.subscribe(["/two-warm-up"]);
+      await h.burst(TWO_WARM_UP_EVENTS, TWO_WARM_UP_EVENTS);
     }
+    const comparedWith = (row: Row, one: Row | undefined) => {
+      if (one) row.notes = `**${((row.perSecond / one.perSecond) * 100).toFixed(0)} % of 1 instance**; ${row.notes}`;
+      return row;
+    };
+    if (SCENARIOS.has("two")) rows.push(comparedWith(await burstToOne(h, "2 instances"), oneInstance));
+    if (SCENARIOS.has("slow")) rows.push(comparedWith(await burstToOne(h, `2 instances, receiver answering after ${SLOW_ANSWER_MS} ms`, 0, "/slow"), oneInstanceSlow));
 
     const after = await h.bare(BURST);
     rows.push({ scenario: "bare sender, after", deliveries: BURST, perSecond: after.perSecond, notes: `${after.failed} non-204` });
