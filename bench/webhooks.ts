@@ -189,6 +189,11 @@ async function burstToOne(h: Harness, label: string, warmUp = 0, pathPrefix = ""
   const [hook] = await h.subscribe([`${pathPrefix}/burst-${label.replace(/\W/g, "")}`]);
   for (let i = 0; i < warmUp; i++) await h.burst(1, 1);
   const burst = await h.burst(BURST, BURST);
+  // The last outcomes are written a moment after their requests arrived (after the answer, under /slow/).
+  await waitUntil(async () => {
+    const { rows } = await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'", [hook]);
+    return rows[0]!.n === 0;
+  }, "the outcomes of the burst");
   const notAttemptedOnce = await h.db.pool.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count <> 1",
     [hook],
