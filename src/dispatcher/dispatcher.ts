@@ -24,6 +24,7 @@ import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { claimDeliveries, type ClaimedDelivery } from "./claim.ts";
+import { createCoalescingLoop } from "./coalescing-loop.ts";
 import { createEndpointLimiter, endpointSignal, type EndpointLimits, type EndpointSignal } from "./endpoint-limiter.ts";
 import { fanOutEvents } from "./fan-out.ts";
 import { createOutcomeRecorder } from "./outcome-recorder.ts";
@@ -116,12 +117,6 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let dueAt = Infinity;
   let lookForNextDue = false;
   let listening: Listening | undefined;
-  /** The claiming loop: runs while anything may be claimable (a freed slot, a fan-out, a due retry). */
-  let ticking: Promise<void> | undefined;
-  let again = false;
-  /** The fan-out loop: runs while events may be committed and not fanned out (NOTIFY, poll, start). */
-  let fanningOut: Promise<void> | undefined;
-  let fanOutAgain = false;
 
   /** Sends a delivery (unless its subscription is disabled) and decides what becomes of it. */
   async function attempt(delivery: ClaimedDelivery): Promise<{ outcome: Outcome; signal: EndpointSignal }> {
@@ -284,47 +279,29 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     if (due) wakeAt(due.getTime());
   }
 
-  function wake(): void {
-    if (!running) return;
-    if (ticking) {
-      again = true;
-      return;
-    }
-    ticking = (async () => {
-      do {
-        again = false;
-        try {
-          const started = await pass();
-          if (started.length === 0 || lookForNextDue) {
-            lookForNextDue = false;
-            await scheduleNextDue();
-          }
-        } catch (err) {
-          log.error({ err }, "webhook dispatcher pass failed");
-        }
-      } while (again && running);
-      ticking = undefined;
-    })();
-  }
+  /** Claims and sends while anything may be claimable: a freed slot, a fan-out, a due retry. */
+  const claiming = createCoalescingLoop({
+    running: () => running,
+    step: async () => {
+      const started = await pass();
+      if (started.length === 0 || lookForNextDue) {
+        lookForNextDue = false;
+        await scheduleNextDue();
+      }
+    },
+    onError: (err) => log.error({ err }, "webhook dispatcher pass failed"),
+  });
+  const wake = claiming.wake;
 
-  function wakeToFanOut(): void {
-    if (!running) return;
-    if (fanningOut) {
-      fanOutAgain = true;
-      return;
-    }
-    fanningOut = (async () => {
-      do {
-        fanOutAgain = false;
-        try {
-          await fanOut(wake);
-        } catch (err) {
-          log.error({ err }, "webhook fan-out failed");
-        }
-      } while (fanOutAgain && running);
-      fanningOut = undefined;
-    })();
-  }
+  /** Fans out while events may be committed and not yet fanned out (NOTIFY, poll, start). */
+  const fanningOut = createCoalescingLoop({
+    running: () => running,
+    step: async () => {
+      await fanOut(wake);
+    },
+    onError: (err) => log.error({ err }, "webhook fan-out failed"),
+  });
+  const wakeToFanOut = fanningOut.wake;
 
   /** What the poll and start do: whatever was committed, due or released meanwhile. */
   function wakeBoth(): void {
@@ -364,7 +341,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
         clearTimeout(dueTimer);
         await listening?.close();
         listening = undefined;
-        await Promise.all([fanningOut, ticking]);
+        await Promise.all([fanningOut.idle(), claiming.idle()]);
         let graceTimer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
         await Promise.race([Promise.all(sending), grace]);
