@@ -1,8 +1,9 @@
 // The webhook receiver of the delivery benchmark, in a process of its own (forked, with an IPC
-// channel): an HTTPS server that answers 204 at once, after 20 ms under /slow/ (as a distant
-// endpoint would), or never under /blackhole/, and notes each request's delivery id, event id, path
-// and arrival time. The harness asks for those notes over IPC ("take" hands them over and starts
-// afresh). Nothing is verified here, so the receiver costs the service and the bare sender the same.
+// channel): an HTTPS server that answers 204 at once, after RECEIVER_SLOW_MS under /slow/ (as a
+// distant endpoint would), or never under /blackhole/, and notes each request's delivery id, event
+// id, path and arrival time. The harness asks for those notes over IPC ("take" hands them over and
+// starts afresh). Nothing is verified here, so the receiver costs the service and the bare sender
+// the same.
 import https from "node:https";
 
 interface Arrival {
@@ -14,7 +15,7 @@ interface Arrival {
 
 const key = process.env.RECEIVER_KEY!;
 const cert = process.env.RECEIVER_CERT!;
-const SLOW_ANSWER_MS = 20;
+const SLOW_ANSWER_MS = Number(process.env.RECEIVER_SLOW_MS);
 let arrivals: Arrival[] = [];
 
 const server = https.createServer({ key, cert, keepAliveTimeout: 30_000 }, (req, res) => {

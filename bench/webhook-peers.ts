@@ -18,10 +18,11 @@ export interface Receiver {
   close(): void;
 }
 
-export async function startReceiver(cert: SelfSignedCert): Promise<Receiver> {
+/** `slowMs`: how long it waits before answering under /slow/. */
+export async function startReceiver(cert: SelfSignedCert, slowMs: number): Promise<Receiver> {
   const child = fork(new URL("./receiver.ts", import.meta.url).pathname, [], {
     execArgv: ["--import", "tsx"],
-    env: { ...process.env, RECEIVER_KEY: cert.key, RECEIVER_CERT: cert.cert },
+    env: { ...process.env, RECEIVER_KEY: cert.key, RECEIVER_CERT: cert.cert, RECEIVER_SLOW_MS: String(slowMs) },
   });
   const answer = <T>(type: string) =>
     new Promise<T>((resolve) => {

@@ -81,7 +81,7 @@ function firstArrivals(arrivals: Arrival[]): { first: Map<string, number>; repea
 async function startHarness() {
   const database = await benchDatabase();
   const cert = createSelfSignedCert();
-  const receiver = await startReceiver(cert);
+  const receiver = await startReceiver(cert, SLOW_ANSWER_MS);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     NODE_ENV: "production",
