@@ -222,13 +222,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     );
   }
 
-  /** Fans out every event committed so far, a batch at a time, calling `fannedOut` after each batch. */
-  async function fanOut(fannedOut: (count: number) => void): Promise<number> {
+  /** Fans out every event committed so far, a batch at a time, calling `onBatch` after each one. */
+  async function fanOut(onBatch: () => void): Promise<number> {
     let total = 0;
     for (;;) {
       const events = await fanOutEvents(pool, FAN_OUT_BATCH);
       total += events.length;
-      if (events.length) fannedOut(events.length);
+      if (events.length) onBatch();
       // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
       if (events.length && options.publishEvents) {
         await options.publishEvents(events).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));

@@ -1,11 +1,12 @@
 import { requireScope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
 import { invalid, notFound } from "../../errors.ts";
-import type { Prisma, Webhook } from "../../generated/prisma/client.ts";
+import { Prisma, type Webhook } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput } from "../validation.ts";
+import { PENDING_DELIVERY } from "./pending-deliveries.ts";
 import { requireWebhook } from "./require-webhook.ts";
 import {
   CREATE_READ_ONLY_FIELDS,
@@ -83,11 +84,9 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
     }
     const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(ctx, id, input), updatedAt: new Date() } });
     if (updated.status === "disabled") {
-      // Every pending delivery, fresh or retrying: written so that each finds its partial index
-      // rather than the subscription's whole delivery history.
       await tx.$executeRaw`
         UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
-         WHERE webhook_id = ${id}::uuid AND status = 'pending' AND (attempt_count = 0 OR attempt_count > 0)`;
+         WHERE webhook_id = ${id}::uuid AND ${Prisma.raw(PENDING_DELIVERY)}`;
     }
     return updated;
   });
