@@ -2,7 +2,8 @@
 // `npm run bench` builds it first) on a fresh database,
 // loaded over loopback with autocannon from this process. Prints requests/s, latency percentiles
 // and the server's resident memory per scenario. BENCH_CPU_PROF_DIR=dir writes the service's CPU
-// profile there; BENCH_REST_SCENARIOS=reads runs only the side-by-side reads.
+// profile there; BENCH_REST_SCENARIOS=reads runs only the side-by-side reads, =dashboard only the
+// dashboard's pair (to profile it alone).
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { isDeepStrictEqual } from "node:util";
@@ -119,6 +120,7 @@ export async function runRestBench(): Promise<void> {
     },
   ];
   await sameDashboard(sideBySide[2]!.ours, sideBySide[2]!.floor, headers);
+  if (process.env.BENCH_REST_SCENARIOS === "dashboard") sideBySide.splice(0, 2);
   console.log("| read | connections | service req/s | bare req/s | ratio | service p99 ms | bare p99 ms | p99 ratio | CPU ms per request: service / bare, Postgres for each |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const read of sideBySide) {
@@ -134,7 +136,7 @@ export async function runRestBench(): Promise<void> {
   }
   console.log();
 
-  if (process.env.BENCH_REST_SCENARIOS === "reads") scenarios.length = 0;
+  if (process.env.BENCH_REST_SCENARIOS) scenarios.length = 0;
   console.log(`service memory after the reads: ${await serverMemory(base)} MiB`);
   console.log("| scenario | req/s | p50 ms | p99 ms | non-2xx | RSS MiB (V8 heap) |");
   console.log("|---|---:|---:|---:|---:|---:|");

@@ -1,7 +1,7 @@
 // Per request: every read under a list of applications (counts, latest scans, pages, totals)
 // asked for in the same tick goes into ONE statement (readPerApplication), for every application
 // asked about. A dashboard of N applications thus costs one statement for all its nested fields.
-import type { GraphQLResolveInfo } from "graphql";
+import type { FieldNode, GraphQLResolveInfo } from "graphql";
 import type { ServiceContext } from "../domain/context.ts";
 import type { Page } from "../domain/pagination.ts";
 import { readPerApplication, type PerApplicationRead, type PerApplicationValues } from "../domain/per-application.ts";
@@ -16,8 +16,21 @@ interface Pending {
 
 export class PerApplicationBatch {
   private pending: Pending | undefined;
+  private readonly readsByField = new WeakMap<readonly FieldNode[], unknown>();
 
   constructor(private readonly service: ServiceContext) {}
+
+  /**
+   * What `build` returns for this field, built once per request: the same field under every
+   * application of a list shares its nodes, hence its arguments, so its reads (arguments
+   * validated, SQL written) are the same for all of them.
+   */
+  readsFor<R>(info: GraphQLResolveInfo, build: () => R): R {
+    if (this.readsByField.has(info.fieldNodes)) return this.readsByField.get(info.fieldNodes) as R;
+    const reads = build();
+    this.readsByField.set(info.fieldNodes, reads);
+    return reads;
+  }
 
   load<T>(applicationId: string, read: PerApplicationRead<T>): Promise<T> {
     const batch = (this.pending ??= this.start());

@@ -74,15 +74,19 @@ builder.prismaObjectFields("Application", (t) => ({
     description: "The application's scans, newest first.",
     args: { first: t.arg.int(), after: t.arg.string() },
     resolve: (app, args, ctx, info) => {
-      const page = pageRequestOf(args);
-      const pageRead = perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"]));
-      return ctx.perApplication.connection(app.id, info, page.cursor, pageRead, perApplication.scanCount(ctx.service));
+      const { page, pageRead, countRead } = ctx.perApplication.readsFor(info, () => {
+        const page = pageRequestOf(args);
+        const pageRead = perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"]));
+        return { page, pageRead, countRead: perApplication.scanCount(ctx.service) };
+      });
+      return ctx.perApplication.connection(app.id, info, page.cursor, pageRead, countRead);
     },
   }),
   latestScans: t.field({
     type: [ScanRef],
     description: "The newest scan of each scan type.",
-    resolve: (app, _args, ctx, info) => ctx.perApplication.load(app.id, perApplication.latestScans(ctx.service, scanFieldsAt(info))),
+    resolve: (app, _args, ctx, info) =>
+      ctx.perApplication.load(app.id, ctx.perApplication.readsFor(info, () => perApplication.latestScans(ctx.service, scanFieldsAt(info)))),
   }),
 }));
 
