@@ -1,3 +1,6 @@
-// BENCH_SERVICE_FLAGS: Node flags for the service processes the suites start, e.g.
-// `--max-old-space-size=160` (does it fit in that heap?) or V8 flags NODE_OPTIONS does not take.
-export const serviceFlags = (): string[] => process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+// The Node flags for the service processes the suites start: those of `npm start`, then
+// BENCH_SERVICE_FLAGS, e.g. `--max-old-space-size=160` (does it fit in that heap?) or V8 flags
+// NODE_OPTIONS does not take. Later flags win.
+import { START_FLAGS } from "../test/helpers/service-process.ts";
+
+export const serviceFlags = (): string[] => [...START_FLAGS, ...(process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [])];

@@ -14,9 +14,13 @@ export interface PageRequest {
 
 export interface Page<T> {
   items: T[];
+  /** Whether rows remain after this page. */
+  hasMore: boolean;
   /** Cursor of the next page, or null when this one is the last. */
-  nextCursor: string | null;
+  readonly nextCursor: string | null;
 }
+
+export const emptyPage = <T>(): Page<T> => ({ items: [], hasMore: false, nextCursor: null });
 
 interface CursorKey {
   createdAt: Date;
@@ -78,9 +82,20 @@ export async function findPage<T extends CursorKey>(
   return toPage(await find({ where: afterCursor(page.cursor), orderBy: newestFirst, take: page.limit + 1 }), page.limit);
 }
 
+/** A page whose next cursor is encoded when read: a dashboard shows many pages and reads none. */
+class KeysetPage<T extends CursorKey> implements Page<T> {
+  constructor(
+    readonly items: T[],
+    readonly hasMore: boolean,
+  ) {}
+
+  get nextCursor(): string | null {
+    return this.hasMore ? encodeCursor(this.items.at(-1)!) : null;
+  }
+}
+
 /** A page from up to `limit + 1` newest-first rows: the extra row only says that more remain. */
 export function toPage<T extends CursorKey>(rows: T[], limit: number): Page<T> {
   const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return new KeysetPage(items, rows.length > limit && items.length > 0);
 }

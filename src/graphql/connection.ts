@@ -62,7 +62,7 @@ export function toPlainConnection<T extends { createdAt: Date; id: string }>(
   after: string | undefined,
 ): Omit<ConnectionShape<T>, "totalCount"> {
   const edges = page.items.map((node) => new Edge(node));
-  return { edges, pageInfo: new PageInfo(edges, page.nextCursor !== null, after !== undefined) };
+  return { edges, pageInfo: new PageInfo(edges, page.hasMore, after !== undefined) };
 }
 
 export function toConnection<T extends { createdAt: Date; id: string }>(

@@ -1,12 +1,22 @@
-// Runs the service as `npm start` does (`node dist/main.js`, the compiled build) in a child process.
+// Runs the service as `npm start` does (`node <its flags> dist/main.js`, the compiled build) in a
+// child process.
 // The jest global setup brings dist/ up to date first (test/helpers/global-setup.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(ROOT, "dist/main.js");
+
+/** The Node flags package.json's start script gives the service (its heap ceiling). */
+export const START_FLAGS: readonly string[] = (() => {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
+  const flags = /^node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
+  if (flags === undefined) throw new Error(`cannot read the Node flags of the start script "${scripts.start}"`);
+  return flags.split(/\s+/).filter(Boolean);
+})();
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -38,7 +48,7 @@ export async function startServiceProcess(options: {
 }): Promise<ServiceProcess> {
   const port = Number(options.env.PORT ?? (await freePort()));
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...options.env, PORT: String(port) };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.on("data", (chunk) => (err += String(chunk)));
   child.stdout!.resume();

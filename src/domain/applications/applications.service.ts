@@ -4,7 +4,7 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
-import { findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
+import { emptyPage, findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
 import { countAllApplications, findApplication, findApplicationsNewestFirst } from "./application-reads.ts";
 import { bodyObject, hasNul, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
@@ -44,7 +44,7 @@ export async function listApplications(
 ): Promise<Page<Application>> {
   requireScope(ctx.actor, "applications:read");
   const where = applicationWhere(filter);
-  if (!where) return { items: [], nextCursor: null };
+  if (!where) return emptyPage();
   if (Object.keys(where).length === 0) return toPage(await findApplicationsNewestFirst(ctx.pool, page), page.limit);
   return findPage(page, (args) => ctx.db.application.findMany({ ...args, where: { AND: [where, args.where] } }));
 }

@@ -3,7 +3,7 @@ import { Prisma, type Vulnerability } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
-import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { emptyPage, findPage, type Page, type PageRequest } from "../pagination.ts";
 import { parseInput, type Severity } from "../validation.ts";
 import { VULNERABILITY_STATUSES, vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
 
@@ -50,7 +50,7 @@ export async function listVulnerabilities(
 ): Promise<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const where = vulnerabilitiesWhere(rawFilter);
-  if (!where) return { items: [], nextCursor: null };
+  if (!where) return emptyPage();
   return findPage(page, (args) => ctx.db.vulnerability.findMany({ ...args, where: { AND: [where, args.where] } }));
 }
 
