@@ -15,6 +15,7 @@ import { newId } from "../src/ids.ts";
 import { startServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
+import { extraServiceFlags } from "./service-flags.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const EVENTS_PER_SECOND = Number(process.env.BENCH_SUBSCRIBER_EVENTS_PER_SECOND ?? 20);
@@ -38,7 +39,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 export async function runSubscriberBench(): Promise<void> {
   const database = await benchDatabase();
-  const nodeArgs = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
   const service = await startServiceProcess({
     env: { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" },
     nodeArgs,

@@ -16,6 +16,7 @@ import { createSelfSignedCert } from "../test/helpers/self-signed-cert.ts";
 import { startServiceProcess, type ServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
+import { extraServiceFlags } from "./service-flags.ts";
 import { runBareSender, startReceiver, type Arrival } from "./webhook-peers.ts";
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 10_000);
@@ -95,7 +96,7 @@ async function startHarness() {
     WEBHOOK_RETRY_INITIAL_MS: String(RETRY_INITIAL_MS),
     ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^WEBHOOK_(CONCURRENCY|ENDPOINT_)/.test(e[0]))),
   };
-  const nodeArgs = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
   const startService = () => startServiceProcess({ env, nodeArgs });
   const services: ServiceProcess[] = [await startService()];
   const db = openDatabase(database.url);

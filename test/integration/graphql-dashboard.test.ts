@@ -237,6 +237,41 @@ describe("GraphQL scans and vulnerabilities", () => {
     compare(vulnerabilityType, node.vulnerabilities.edges.map((e: { node: Record<string, unknown> }) => e.node), restVulns);
   });
 
+  it("answers the same field asked twice with different arguments under every application, each as asked", async () => {
+    // The reads of a field are built once per request and shared by every application of the list:
+    // two aliases of one field must not share theirs.
+    const apps = (await seed(2)).reverse(); // the list is newest first
+    const res = await gql(
+      t,
+      `{ applications(first: 2) { edges { node { id
+        high: vulnerabilities(first: 1, filter: { severity: HIGH }) { totalCount pageInfo { hasNextPage } edges { node { id severity } } }
+        all: vulnerabilities(first: 3) { totalCount pageInfo { hasNextPage } edges { cursor node { id } } }
+      } } } }`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const nodes = res.body.data.applications.edges.map((e: { node: unknown }) => e.node);
+    expect(nodes.map((n: { id: string }) => n.id)).toEqual(apps);
+    for (const [i, app] of apps.entries()) {
+      const rest = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as { id: string; severity: string }[];
+      const high = rest.filter((v) => v.severity === "high");
+      expect(high.length).toBeGreaterThan(1);
+      expect(nodes[i].high).toEqual({
+        totalCount: high.length,
+        pageInfo: { hasNextPage: true },
+        edges: [{ node: { id: high[0]!.id, severity: "HIGH" } }],
+      });
+      expect(nodes[i].all.totalCount).toBe(rest.length);
+      expect(nodes[i].all.pageInfo.hasNextPage).toBe(rest.length > 3);
+      expect(nodes[i].all.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(rest.slice(0, 3).map((v) => v.id));
+      // An edge's cursor continues the list right after that edge, as REST's cursors do.
+      const after = (await gql(t, `query($id: ID!, $after: String) { application(id: $id) { vulnerabilities(first: 1, after: $after) { edges { node { id } } } } }`, {
+        id: app,
+        after: nodes[i].all.edges[0].cursor,
+      })).body.data.application.vulnerabilities.edges;
+      expect(after.map((e: { node: { id: string } }) => e.node.id)).toEqual([rest[1]!.id]);
+    }
+  });
+
   it("runs at most 3 SQL statements for 5 or 500 applications (no N+1)", async () => {
     const fresh = await startTestApp({ SCAN_DURATION_MS: "0" });
     const saved = t;
