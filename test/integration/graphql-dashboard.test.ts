@@ -254,10 +254,10 @@ describe("GraphQL scans and vulnerabilities", () => {
     for (const [i, app] of apps.entries()) {
       const rest = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as { id: string; severity: string }[];
       const high = rest.filter((v) => v.severity === "high");
-      expect(high.length).toBeGreaterThan(1);
+      expect(high.length).toBeGreaterThan(0);
       expect(nodes[i].high).toEqual({
         totalCount: high.length,
-        pageInfo: { hasNextPage: true },
+        pageInfo: { hasNextPage: high.length > 1 },
         edges: [{ node: { id: high[0]!.id, severity: "HIGH" } }],
       });
       expect(nodes[i].all.totalCount).toBe(rest.length);
