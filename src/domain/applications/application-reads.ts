@@ -1,8 +1,8 @@
-// The hottest reads (GET /applications/{id}, unfiltered pages of GET /applications and their
-// count, the dashboard's totalCount) as named prepared statements on pg: planned once per
-// connection, and without Prisma's per-query compile, which took about a fifth of the service's
-// CPU under that load (bench/README.md). Rows come back in the shape of Prisma's Application, so
-// callers cannot tell the two apart.
+// The application reads (GET /applications/{id}, pages of GET /applications filtered or not, their
+// count for GraphQL's totalCount) as named prepared statements on pg: planned once per connection
+// and shape, and without Prisma's per-query compile, which took about a fifth of the service's CPU
+// under that load (bench/README.md) and made most of its garbage. Rows come back in the shape of
+// Prisma's Application, so callers cannot tell the two apart.
 import type pg from "pg";
 import type { Application } from "../../generated/prisma/client.ts";
 import { decodeCursor, type PageRequest } from "../pagination.ts";
@@ -11,14 +11,43 @@ const COLUMNS = `id, name, description, criticality::text AS criticality, owner,
   service_url AS "serviceUrl", language, tags, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const BY_ID = `SELECT ${COLUMNS} FROM applications WHERE id = $1::uuid`;
-const NEWEST = `SELECT ${COLUMNS} FROM applications ORDER BY created_at DESC, id DESC LIMIT $1`;
-const NEWEST_AFTER = `SELECT ${COLUMNS} FROM applications WHERE (created_at, id) < ($2, $3::uuid)
-  ORDER BY created_at DESC, id DESC LIMIT $1`;
 
-const COUNT = `SELECT count(*)::int AS n FROM applications`;
+/** What a list of applications is narrowed to: every condition given must hold. */
+export interface ApplicationMatch {
+  owner?: string;
+  /** One of the Criticality enum's values. */
+  criticality?: string;
+  /** Applications carrying every one of these tags. */
+  tags?: readonly string[];
+}
 
-export async function countAllApplications(pool: pg.Pool): Promise<number> {
-  return (await pool.query<{ n: number }>({ name: "applications-count", text: COUNT })).rows[0]!.n;
+/**
+ * The WHERE clause of a match (and of a page's keyset), its values numbered from $`first`, and a
+ * name for its shape: the few shapes there are (which conditions are present) are each one statement.
+ */
+function whereOf(match: ApplicationMatch, first: number, cursor?: string): { where: string; values: unknown[]; shape: string } {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  let shape = "";
+  const param = (value: unknown) => `$${first + values.push(value) - 1}`;
+  if (match.owner !== undefined) {
+    conditions.push(`owner = ${param(match.owner)}`);
+    shape += "o";
+  }
+  if (match.criticality !== undefined) {
+    conditions.push(`criticality = ${param(match.criticality)}::"Criticality"`);
+    shape += "c";
+  }
+  if (match.tags?.length) {
+    conditions.push(`tags @> ${param(match.tags)}::text[]`);
+    shape += "t";
+  }
+  if (cursor) {
+    const after = decodeCursor(cursor);
+    conditions.push(`(created_at, id) < (${param(after.createdAt)}, ${param(after.id)}::uuid)`);
+    shape += "a";
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", values, shape };
 }
 
 export async function findApplication(pool: pg.Pool, id: string): Promise<Application | null> {
@@ -27,11 +56,14 @@ export async function findApplication(pool: pg.Pool, id: string): Promise<Applic
 }
 
 /** Newest first, one row more than the page so the caller learns whether more remain (as findPage). */
-export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest): Promise<Application[]> {
-  if (!page.cursor) {
-    return (await pool.query<Application>({ name: "applications-newest", text: NEWEST, values: [page.limit + 1] })).rows;
-  }
-  const after = decodeCursor(page.cursor);
-  const values = [page.limit + 1, after.createdAt, after.id];
-  return (await pool.query<Application>({ name: "applications-newest-after", text: NEWEST_AFTER, values })).rows;
+export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest, match: ApplicationMatch = {}): Promise<Application[]> {
+  const { where, values, shape } = whereOf(match, 2, page.cursor);
+  const text = `SELECT ${COLUMNS} FROM applications ${where} ORDER BY created_at DESC, id DESC LIMIT $1`;
+  return (await pool.query<Application>({ name: `applications-page-${shape}`, text, values: [page.limit + 1, ...values] })).rows;
+}
+
+export async function countMatchingApplications(pool: pg.Pool, match: ApplicationMatch = {}): Promise<number> {
+  const { where, values, shape } = whereOf(match, 1);
+  const text = `SELECT count(*)::int AS n FROM applications ${where}`;
+  return (await pool.query<{ n: number }>({ name: `applications-count-${shape}`, text, values })).rows[0]!.n;
 }

@@ -4,8 +4,8 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
-import { emptyPage, findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
-import { countAllApplications, findApplication, findApplicationsNewestFirst } from "./application-reads.ts";
+import { emptyPage, toPage, type Page, type PageRequest } from "../pagination.ts";
+import { countMatchingApplications, findApplication, findApplicationsNewestFirst, type ApplicationMatch } from "./application-reads.ts";
 import { bodyObject, hasNul, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
   CRITICALITIES,
@@ -23,18 +23,14 @@ function single(values: string | string[] | undefined): { matchesNothing: boolea
   return { matchesNothing: distinct.length > 1, value: distinct[0] };
 }
 
-export function applicationWhere(filter: ApplicationFilter): Prisma.ApplicationWhereInput | null {
+function applicationMatch(filter: ApplicationFilter): ApplicationMatch | null {
   const owner = single(filter.owner);
   const criticality = single(filter.criticality);
   if (owner.matchesNothing || criticality.matchesNothing) return null;
   // Any criticality string is accepted; one outside the enum simply matches nothing.
   if (criticality.value !== undefined && !(CRITICALITIES as readonly string[]).includes(criticality.value)) return null;
   if ([owner.value, ...(filter.tags ?? [])].some((v) => v !== undefined && hasNul(v))) return null;
-  return {
-    ...(owner.value !== undefined && { owner: owner.value }),
-    ...(criticality.value !== undefined && { criticality: criticality.value as Application["criticality"] }),
-    ...(filter.tags?.length && { tags: { hasEvery: filter.tags } }),
-  };
+  return { owner: owner.value, criticality: criticality.value, tags: filter.tags };
 }
 
 export async function listApplications(
@@ -43,18 +39,16 @@ export async function listApplications(
   page: PageRequest,
 ): Promise<Page<Application>> {
   requireScope(ctx.actor, "applications:read");
-  const where = applicationWhere(filter);
-  if (!where) return emptyPage();
-  if (Object.keys(where).length === 0) return toPage(await findApplicationsNewestFirst(ctx.pool, page), page.limit);
-  return findPage(page, (args) => ctx.db.application.findMany({ ...args, where: { AND: [where, args.where] } }));
+  const match = applicationMatch(filter);
+  if (!match) return emptyPage();
+  return toPage(await findApplicationsNewestFirst(ctx.pool, page, match), page.limit);
 }
 
 /** How many applications match the filter (GraphQL's totalCount). */
 export async function countApplications(ctx: ServiceContext, filter: ApplicationFilter): Promise<number> {
   requireScope(ctx.actor, "applications:read");
-  const where = applicationWhere(filter);
-  if (!where) return 0;
-  return Object.keys(where).length === 0 ? countAllApplications(ctx.pool) : ctx.db.application.count({ where });
+  const match = applicationMatch(filter);
+  return match ? countMatchingApplications(ctx.pool, match) : 0;
 }
 
 /** Many applications by id in one statement (GraphQL fields that point at an application). */
