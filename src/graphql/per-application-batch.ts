@@ -14,46 +14,58 @@ interface Pending {
   values: Promise<PerApplicationValues>;
 }
 
+/** What a connection field under an application reads: its page, its count, and where it starts. */
+export interface ConnectionReads<T> {
+  after: string | undefined;
+  pageRead: PerApplicationRead<Page<T>>;
+  countRead: PerApplicationRead<number>;
+}
+
 export class PerApplicationBatch {
   private pending: Pending | undefined;
   private readonly readsByField = new WeakMap<readonly FieldNode[], unknown>();
 
   constructor(private readonly service: ServiceContext) {}
 
+  /** The value of one read for the application, the read built by `build` once per field (readsFor). */
+  read<T>(applicationId: string, info: GraphQLResolveInfo, build: () => PerApplicationRead<T>): Promise<T> {
+    return this.load(applicationId, this.readsFor(info, build));
+  }
+
+  /**
+   * A connection of one application's rows: its page, and its totalCount in the same statement
+   * when the selection reads it (otherwise read only if asked for later). `build` gives the reads
+   * and the cursor the page starts after, built once per field (readsFor).
+   */
+  async connection<T extends { createdAt: Date; id: string }>(
+    applicationId: string,
+    info: GraphQLResolveInfo,
+    build: () => ConnectionReads<T>,
+  ): Promise<ConnectionShape<T>> {
+    const { after, pageRead, countRead } = this.readsFor(info, build);
+    const count = selectsField(info, "totalCount") ? this.load(applicationId, countRead) : undefined;
+    count?.catch(() => undefined); // its failure is the page's, reported there
+    const items = await this.load(applicationId, pageRead);
+    return toConnection(items, after, () => count ?? this.load(applicationId, countRead));
+  }
+
   /**
    * What `build` returns for this field, built once per request: the same field under every
    * application of a list shares its nodes, hence its arguments, so its reads (arguments
    * validated, SQL written) are the same for all of them.
    */
-  readsFor<R>(info: GraphQLResolveInfo, build: () => R): R {
+  private readsFor<R>(info: GraphQLResolveInfo, build: () => R): R {
     if (this.readsByField.has(info.fieldNodes)) return this.readsByField.get(info.fieldNodes) as R;
     const reads = build();
     this.readsByField.set(info.fieldNodes, reads);
     return reads;
   }
 
-  load<T>(applicationId: string, read: PerApplicationRead<T>): Promise<T> {
+  private load<T>(applicationId: string, read: PerApplicationRead<T>): Promise<T> {
     const batch = (this.pending ??= this.start());
     batch.applicationIds.add(applicationId);
     if (!batch.reads.has(read.key)) batch.reads.set(read.key, read as PerApplicationRead<unknown>);
     return batch.values.then((values) => values.get(read.key)!.get(applicationId) as T);
-  }
-
-  /**
-   * A connection of one application's rows: its page, and its totalCount in the same statement
-   * when the selection reads it (otherwise read only if asked for later).
-   */
-  async connection<T extends { createdAt: Date; id: string }>(
-    applicationId: string,
-    info: GraphQLResolveInfo,
-    after: string | undefined,
-    pageRead: PerApplicationRead<Page<T>>,
-    countRead: PerApplicationRead<number>,
-  ): Promise<ConnectionShape<T>> {
-    const count = selectsField(info, "totalCount") ? this.load(applicationId, countRead) : undefined;
-    count?.catch(() => undefined); // its failure is the page's, reported there
-    const items = await this.load(applicationId, pageRead);
-    return toConnection(items, after, () => count ?? this.load(applicationId, countRead));
   }
 
   private start(): Pending {

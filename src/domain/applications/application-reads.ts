@@ -56,13 +56,13 @@ export async function findApplication(pool: pg.Pool, id: string): Promise<Applic
 }
 
 /** Newest first, one row more than the page so the caller learns whether more remain (as findPage). */
-export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest, match: ApplicationMatch = {}): Promise<Application[]> {
+export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest, match: ApplicationMatch): Promise<Application[]> {
   const { where, values, shape } = whereOf(match, 2, page.cursor);
   const text = `SELECT ${COLUMNS} FROM applications ${where} ORDER BY created_at DESC, id DESC LIMIT $1`;
   return (await pool.query<Application>({ name: `applications-page-${shape}`, text, values: [page.limit + 1, ...values] })).rows;
 }
 
-export async function countMatchingApplications(pool: pg.Pool, match: ApplicationMatch = {}): Promise<number> {
+export async function countMatchingApplications(pool: pg.Pool, match: ApplicationMatch): Promise<number> {
   const { where, values, shape } = whereOf(match, 1);
   const text = `SELECT count(*)::int AS n FROM applications ${where}`;
   return (await pool.query<{ n: number }>({ name: `applications-count-${shape}`, text, values })).rows[0]!.n;

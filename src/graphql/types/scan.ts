@@ -73,20 +73,21 @@ builder.prismaObjectFields("Application", (t) => ({
     type: ScanConnection,
     description: "The application's scans, newest first.",
     args: { first: t.arg.int(), after: t.arg.string() },
-    resolve: (app, args, ctx, info) => {
-      const { page, pageRead, countRead } = ctx.perApplication.readsFor(info, () => {
+    resolve: (app, args, ctx, info) =>
+      ctx.perApplication.connection(app.id, info, () => {
         const page = pageRequestOf(args);
-        const pageRead = perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"]));
-        return { page, pageRead, countRead: perApplication.scanCount(ctx.service) };
-      });
-      return ctx.perApplication.connection(app.id, info, page.cursor, pageRead, countRead);
-    },
+        return {
+          after: page.cursor,
+          pageRead: perApplication.scanPages(ctx.service, page, scanFieldsAt(info, ["edges", "node"])),
+          countRead: perApplication.scanCount(ctx.service),
+        };
+      }),
   }),
   latestScans: t.field({
     type: [ScanRef],
     description: "The newest scan of each scan type.",
     resolve: (app, _args, ctx, info) =>
-      ctx.perApplication.load(app.id, ctx.perApplication.readsFor(info, () => perApplication.latestScans(ctx.service, scanFieldsAt(info)))),
+      ctx.perApplication.read(app.id, info, () => perApplication.latestScans(ctx.service, scanFieldsAt(info))),
   }),
 }));
 
