@@ -5,7 +5,11 @@ export const SCOPES = [
   "applications:write",
   "scans:read",
   "scans:write",
+  /** Scan agents: claim, heartbeat and fail external scans (CONTRACT §12). */
+  "scans:run",
   "vulnerabilities:read",
+  /** Record decisions about vulnerabilities as VEX documents (CONTRACT §13). */
+  "vulnerabilities:triage",
   "policies:read",
   "policies:write",
   "webhooks:read",

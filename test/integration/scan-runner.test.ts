@@ -3,6 +3,7 @@ import { SCAN_QUEUED_CHANNEL } from "../../src/domain/scans/scans.service.ts";
 import { createEngines, type Finding, type ScannerEngine } from "../../src/scans/engines/engine.ts";
 import { createScanRunner, type ScanRunnerOptions } from "../../src/scans/scan-runner.ts";
 import { blockingEngine, eventually, failingEngine, finding, scriptedEngine } from "../helpers/scan-engines.ts";
+import { gql } from "../helpers/graphql.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -136,7 +137,9 @@ describe("recording findings", () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.data).toMatchObject({ id: scanId, status: "failed", summary: null });
     const res = await t.request("GET", `/applications/${appId}/scans/${scanId}`);
-    expect(res.body.status).toBe("failed");
+    expect(res.body).toMatchObject({ status: "failed", failure: { reason: "engine exploded" } });
+    const viaGraphql = await gql(t, `query ($id: ID!) { application(id: $id) { scans { edges { node { status failure { reason } } } } } }`, { id: appId });
+    expect(viaGraphql.body.data.application.scans.edges).toEqual([{ node: { status: "FAILED", failure: { reason: "engine exploded" } } }]);
     await queueScan(appId);
     await runner(failingEngine("sast")).runOnce();
   });

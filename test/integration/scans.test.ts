@@ -36,6 +36,7 @@ describe("TriggerApplicationScan", () => {
       summary: null,
       createdAt: expect.any(String),
       source: { kind: "engine", format: null, tool: "simulator", toolVersion: null },
+      failure: null,
     });
     expect(res.headers.get("location")).toBe(`/applications/${appId}/scans/${res.body.id}`);
     const got = await t.request("GET", res.headers.get("location")!);

@@ -25,6 +25,11 @@ export const scanSourceSchema = z
   .describe("Where the findings come from: the built-in engine for the type, or an uploaded report (extension)")
   .meta({ id: "ScanSource" });
 
+export const scanFailureSchema = z
+  .object({ reason: z.string() })
+  .describe("Why a failed scan failed (extension); null unless the scan is failed")
+  .meta({ id: "ScanFailure" });
+
 export const scanViewSchema = z
   .object({
     id: z.string(),
@@ -37,6 +42,7 @@ export const scanViewSchema = z
     summary: scanSummarySchema.nullable(),
     createdAt: z.iso.datetime(),
     source: scanSourceSchema,
+    failure: scanFailureSchema.nullable(),
   })
   .meta({ id: "Scan" });
 
@@ -62,9 +68,14 @@ const inOrder = ({ totalFindings, critical, high, medium, low }: ScanSummary): S
   low,
 });
 
+/** A failed scan's reason; null for any other status. */
+export const failureOf = (s: Pick<Scan, "status" | "error">): { reason: string } | null =>
+  s.status === "failed" ? { reason: s.error ?? "The scan failed" } : null;
+
 export const toScanView = (s: Scan): ScanView =>
   ({
     ...toScanEventData(s),
     createdAt: s.createdAt.toISOString(),
     source: { kind: s.sourceKind, format: s.sourceFormat, tool: s.sourceTool, toolVersion: s.sourceToolVersion },
+    failure: failureOf(s),
   }) as ScanView;

@@ -2,6 +2,7 @@
 // Fields under a list of applications go through ctx.perApplication: one statement for all.
 import type { GraphQLResolveInfo } from "graphql";
 import type { ScanSummary } from "../../domain/scans/scan-summary.ts";
+import { failureOf } from "../../domain/scans/scan.view.ts";
 import * as perApplication from "../../domain/scans/scans-per-application.ts";
 import * as scans from "../../domain/scans/scans.service.ts";
 import { builder } from "../builder.ts";
@@ -39,6 +40,11 @@ const ScanSourceRef = builder.objectRef<ScanSource>("ScanSource").implement({
   }),
 });
 
+const ScanFailureRef = builder.objectRef<{ reason: string }>("ScanFailure").implement({
+  description: "Why a failed scan failed.",
+  fields: (t) => ({ reason: t.exposeString("reason") }),
+});
+
 export const ScanRef = builder.prismaObject("Scan", {
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -54,6 +60,12 @@ export const ScanRef = builder.prismaObject("Scan", {
       type: ScanSourceRef,
       resolve: (s) => ({ kind: s.sourceKind, format: s.sourceFormat, tool: s.sourceTool, toolVersion: s.sourceToolVersion }),
     }),
+    failure: t.field({
+      type: ScanFailureRef,
+      nullable: true,
+      description: "Why the scan failed; null unless its status is FAILED.",
+      resolve: (s) => failureOf(s),
+    }),
     application: t.field({
       type: ApplicationRef,
       nullable: true,
@@ -64,9 +76,15 @@ export const ScanRef = builder.prismaObject("Scan", {
 
 const ScanConnection = countedConnection(ScanRef, "Scan");
 
-/** The Scan fields a selection reads: GraphQL's own names, and `source` from its four. */
+/** GraphQL fields computed from other columns. */
+const SCAN_COLUMNS_OF_FIELD: Record<string, string[]> = {
+  source: ["sourceKind", "sourceFormat", "sourceTool", "sourceToolVersion"],
+  failure: ["status", "error"],
+};
+
+/** The Scan fields a selection reads: GraphQL's own names, and computed ones from their columns. */
 const scanFieldsAt = (info: GraphQLResolveInfo, path: readonly string[] = []) =>
-  fieldNamesAt(info, path).flatMap((name) => (name === "source" ? ["sourceKind", "sourceFormat", "sourceTool", "sourceToolVersion"] : [name]));
+  fieldNamesAt(info, path).flatMap((name) => SCAN_COLUMNS_OF_FIELD[name] ?? [name]);
 
 builder.prismaObjectFields("Application", (t) => ({
   scans: t.field({
