@@ -32,7 +32,7 @@ import type { Outcome } from "./record-outcomes.ts";
 import { decideOutcome, nextAttemptDelay } from "./retry-policy.ts";
 import { AttemptAbandoned, sendAttempt, type SentAttempt } from "./send-attempt.ts";
 import { buildDeliveryRequest } from "./signing.ts";
-import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "./ssrf-guard.ts";
+import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "../net/ssrf-guard.ts";
 
 export const DISPATCHER_NAME = "webhook-dispatcher";
 const FAN_OUT_BATCH = 500;

@@ -6,7 +6,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
-import type { ResolveAll } from "../../src/dispatcher/ssrf-guard.ts";
+import type { ResolveAll } from "../../src/net/ssrf-guard.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import type { WebhookStatus } from "../../src/generated/prisma/client.ts";

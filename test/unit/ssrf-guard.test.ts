@@ -7,7 +7,7 @@ import {
   ForbiddenTargetError,
   isForbiddenAddress,
   type ResolveAll,
-} from "../../src/dispatcher/ssrf-guard.ts";
+} from "../../src/net/ssrf-guard.ts";
 
 describe("isForbiddenAddress", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkWebhookUrl } from "../../dispatcher/ssrf-guard.ts";
+import { checkWebhookUrl } from "../../net/ssrf-guard.ts";
 import { EVENT_TYPES, isEventType } from "../../events/catalog.ts";
 import { nameField, READ_ONLY_FIELDS } from "../validation.ts";
 

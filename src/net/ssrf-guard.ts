@@ -1,8 +1,19 @@
-// Keeps webhook deliveries away from the service's own network (CONTRACT §7): a URL check when a
-// subscription is written, and a DNS lookup for the HTTP client that refuses forbidden addresses at
+// Keeps the service's outbound requests away from its own network (CONTRACT §7, §12): a URL check
+// for literal addresses, and a DNS lookup for the HTTP client that refuses forbidden addresses at
 // connect time, so a hostname that later resolves somewhere private (DNS rebinding) gets nowhere.
+// One guard, two policies: webhook deliveries (WEBHOOK_ALLOW_PRIVATE_TARGETS) and scan targets
+// (SCAN_ALLOW_PRIVATE_TARGETS, plus the hosts and networks of SCAN_TARGET_ALLOW).
 import { BlockList, isIPv4, isIPv6, type LookupFunction } from "node:net";
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
+import type { TargetAllowList } from "./target-allow-list.ts";
+
+/** Which non-public targets a kind of outbound request may reach. */
+export interface TargetPolicy {
+  /** Every non-public address is reachable (development, tests). */
+  allowPrivateTargets: boolean;
+  /** Non-public hosts and networks reachable all the same (SCAN_TARGET_ALLOW); webhooks have none. */
+  allowList?: TargetAllowList;
+}
 
 // Not globally reachable: IANA special-purpose registries, plus the deprecated site-local range.
 const FORBIDDEN_IPV4 = [
@@ -91,12 +102,33 @@ export function isForbiddenAddress(address: string): boolean {
 
 const isLocalhostName = (hostname: string): boolean => /(^|\.)localhost\.?$/i.test(hostname);
 
+/** Whether the policy refuses `address`, which `hostname` resolved to (or is, for a literal). */
+export function isRefusedTarget(policy: TargetPolicy, hostname: string, address: string): boolean {
+  if (policy.allowPrivateTargets || !isForbiddenAddress(address)) return false;
+  return !(policy.allowList?.allowsHost(hostname) || policy.allowList?.allowsAddress(address));
+}
+
+/**
+ * Why the policy refuses the host of a parsed URL before any lookup, or null: `localhost` names and
+ * non-public IP literals. The URL parser has already normalised numeric hosts (2130706433, 0x7f.1)
+ * to dotted form.
+ */
+export function literalHostRefusal(url: URL, policy: TargetPolicy): string | null {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (policy.allowPrivateTargets || policy.allowList?.allowsHost(host)) return null;
+  if (isLocalhostName(host)) return "must not point to localhost";
+  if ((isIPv4(host) || isIPv6(host)) && isRefusedTarget(policy, host, host)) {
+    return "must not point to a loopback, private, link-local, multicast or otherwise non-public address";
+  }
+  return null;
+}
+
 /**
  * Why a subscription URL is refused, or null if it is acceptable. Hostnames are checked again, after
  * DNS, by the guarded lookup. IP literals never reach a lookup (net.connect skips it for them), so
  * the dispatcher runs this check again before each delivery.
  */
-export function checkWebhookUrl(url: string, { allowPrivateTargets }: { allowPrivateTargets: boolean }): string | null {
+export function checkWebhookUrl(url: string, policy: TargetPolicy): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -105,14 +137,8 @@ export function checkWebhookUrl(url: string, { allowPrivateTargets }: { allowPri
   }
   if (parsed.protocol !== "https:") return "url must use https://";
   if (parsed.username !== "" || parsed.password !== "") return "url must not contain credentials";
-  if (allowPrivateTargets) return null;
-  // The URL parser has already normalised numeric hosts (2130706433, 0x7f.1) to dotted form.
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (isLocalhostName(host)) return "url must not point to localhost";
-  if ((isIPv4(host) || isIPv6(host)) && isForbiddenAddress(host)) {
-    return "url must not point to a loopback, private, link-local, multicast or otherwise non-public address";
-  }
-  return null;
+  const refusal = literalHostRefusal(parsed, policy);
+  return refusal && `url ${refusal}`;
 }
 
 export class ForbiddenTargetError extends Error {
@@ -135,19 +161,13 @@ export type ResolveAll = (
 
 /**
  * A `lookup` for `net.connect` / `tls.connect` (undici: `new Agent({ connect: { lookup } })`) that
- * fails with a ForbiddenTargetError (code ESSRF) if ANY address the name resolves to is forbidden.
+ * fails with a ForbiddenTargetError (code ESSRF) if the policy refuses ANY address the name resolves to.
  */
-export function createGuardedLookup({
-  allowPrivateTargets,
-  resolveAll = dnsLookup,
-}: {
-  allowPrivateTargets: boolean;
-  resolveAll?: ResolveAll;
-}): LookupFunction {
+export function createGuardedLookup({ resolveAll = dnsLookup, ...policy }: TargetPolicy & { resolveAll?: ResolveAll }): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      const refused = allowPrivateTargets ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
+      const refused = addresses.find((a) => isRefusedTarget(policy, hostname, a.address));
       if (refused) return callback(new ForbiddenTargetError(hostname, refused.address), []);
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`No address found for ${hostname}`), { code: "ENOTFOUND" }), []);
