@@ -60,6 +60,8 @@ export interface AppOptions {
   log?: Logger;
   /** Engines replacing the simulator for some scan types (tests). */
   scanEngines?: Partial<Record<ScanType, ScannerEngine>>;
+  /** CAs the baseline engine trusts besides Node's (tests; in production NODE_EXTRA_CA_CERTS). */
+  scanTargetTls?: { ca?: string | Buffer };
 }
 
 export interface App {
@@ -95,7 +97,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   if (resealed) log.info({ resealed, keyId: webhookSecrets.sealingKeyId }, "webhook secrets sealed with the current key");
   const externalScanTypes = SCAN_TYPES.filter((type) => config.SCAN_ENGINES[type] === "external");
-  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets, externalScanTypes };
+  const engines = createEngines({
+    durationMs: config.SCAN_DURATION_MS,
+    kinds: config.SCAN_ENGINES,
+    baseline: {
+      maxPages: config.DAST_MAX_PAGES,
+      maxDurationMs: config.DAST_MAX_DURATION_MS,
+      concurrency: config.DAST_CONCURRENCY,
+      targetPolicy: { allowPrivateTargets: config.SCAN_ALLOW_PRIVATE_TARGETS, allowList: config.SCAN_TARGET_ALLOW },
+      tls: options.scanTargetTls,
+    },
+    overrides: options.scanEngines,
+  });
+  const scanEngines = Object.fromEntries(
+    SCAN_TYPES.filter((type) => !externalScanTypes.includes(type)).map((type) => [
+      type,
+      { source: engines[type].source, needsServiceUrl: engines[type].needsServiceUrl ?? false },
+    ]),
+  );
+  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets, externalScanTypes, scanEngines };
 
   const verifyToken = createTokenVerifier({
     jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
@@ -156,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const scanRunner = createScanRunner({
     db: db.prisma,
     pool: db.pool,
-    engines: createEngines({ durationMs: config.SCAN_DURATION_MS, overrides: options.scanEngines }),
+    engines,
     log: log.child({ worker: "scan-runner" }),
     leaseMs: config.SCAN_LEASE_MS,
     external: { scanTypes: externalScanTypes, timeoutMs: config.SCAN_EXTERNAL_TIMEOUT_MS },

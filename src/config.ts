@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EMBEDDED_PORT } from "./db/embedded-url.ts";
 import { SCAN_TYPES, type ScanType } from "./domain/scans/scans.schemas.ts";
 import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
+import { TargetAllowList } from "./net/target-allow-list.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
@@ -21,19 +22,36 @@ const secretKeys = z.string().transform((value, ctx) => {
   return keys;
 });
 
-const ENGINE_KINDS = ["simulator", "external"] as const;
-/** `sast:external,sca:external`: the scan types whose queued scans wait for a report from CI. */
+const ENGINE_KINDS = ["simulator", "external", "baseline"] as const;
+export type ScanEngineKind = (typeof ENGINE_KINDS)[number];
+/** Engines that scan only some types: `baseline` is the passive DAST crawl (CONTRACT §12). */
+const ENGINE_SCAN_TYPES: Partial<Record<ScanEngineKind, readonly ScanType[]>> = { baseline: ["dast"] };
+/** `sast:external,dast:baseline`: per scan type, the simulator, a report from CI, or a real engine. */
 const scanEngines = z.string().transform((value, ctx) => {
-  const engines = Object.fromEntries(SCAN_TYPES.map((type) => [type, "simulator"])) as Record<ScanType, (typeof ENGINE_KINDS)[number]>;
+  const engines = Object.fromEntries(SCAN_TYPES.map((type) => [type, "simulator"])) as Record<ScanType, ScanEngineKind>;
   for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
     const [type, engine, ...rest] = part.split(":").map((p) => p.trim());
-    if (rest.length > 0 || !SCAN_TYPES.includes(type as ScanType) || !ENGINE_KINDS.includes(engine as (typeof ENGINE_KINDS)[number])) {
+    if (rest.length > 0 || !SCAN_TYPES.includes(type as ScanType) || !ENGINE_KINDS.includes(engine as ScanEngineKind)) {
       ctx.addIssue({ code: "custom", message: `must be comma-separated <scanType>:<engine> pairs, scanType one of ${SCAN_TYPES.join(", ")}, engine one of ${ENGINE_KINDS.join(", ")}` });
       return z.NEVER;
     }
-    engines[type as ScanType] = engine as (typeof ENGINE_KINDS)[number];
+    const only = ENGINE_SCAN_TYPES[engine as ScanEngineKind];
+    if (only && !only.includes(type as ScanType)) {
+      ctx.addIssue({ code: "custom", message: `${engine} scans ${only.join(", ")} only (e.g. ${only[0]}:${engine}), not ${type}` });
+      return z.NEVER;
+    }
+    engines[type as ScanType] = engine as ScanEngineKind;
   }
   return engines;
+});
+/** SCAN_TARGET_ALLOW: comma-separated hosts, IP addresses or CIDR networks. */
+const targetAllowList = z.string().transform((value, ctx) => {
+  try {
+    return TargetAllowList.parse(value);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: `must be comma-separated host names, IP addresses or CIDR networks: ${(err as Error).message}` });
+    return z.NEVER;
+  }
 });
 
 const envSchema = z.object({
@@ -55,6 +73,14 @@ const envSchema = z.object({
   SCAN_ENGINES: scanEngines.prefault(""),
   /** How long a queued scan of an external type waits for its report before it fails. */
   SCAN_EXTERNAL_TIMEOUT_MS: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
+  /** The baseline DAST engine's bounds: requests per scan, time per scan, requests at once. */
+  DAST_MAX_PAGES: int(1, 100_000).default(100),
+  DAST_MAX_DURATION_MS: int(1000, 3_600_000).default(60_000),
+  DAST_CONCURRENCY: int(1, 64).default(4),
+  /** Scan targets may resolve to loopback, private, link-local, … addresses (development, tests). */
+  SCAN_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** Non-public hosts and networks scan targets may reach all the same. */
+  SCAN_TARGET_ALLOW: targetAllowList.prefault(""),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
   WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Actor } from "../auth/scopes.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
+import type { EngineSource } from "./scans/scan-source.ts";
 import type { ScanType } from "./scans/scans.schemas.ts";
 import type { SecretBox } from "./webhooks/secret-box.ts";
 
@@ -12,6 +13,8 @@ export interface DomainSettings {
   webhookSecrets: SecretBox;
   /** Scan types whose scans wait for a report from CI instead of the built-in engine (SCAN_ENGINES). */
   externalScanTypes: readonly ScanType[];
+  /** What the built-in engine of each scan type records and needs (SCAN_ENGINES); none for external types. */
+  scanEngines: Partial<Record<ScanType, { source?: EngineSource; needsServiceUrl: boolean }>>;
 }
 
 /** What every service call receives, whichever door (REST, GraphQL) it came through. */

@@ -88,7 +88,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
           return;
         }
         if (controller.signal.aborted) return;
-        const completed = await completeScan(db, scan.id, owner, findings);
+        const completed = await completeScan(db, scan.id, owner, findings, engines[scan.scanType].source);
         if (!completed) log.info({ scanId: scan.id }, "scan lease lost before completion; result dropped");
       } catch (err) {
         // Recording failed (e.g. the database): hand the scan back; maxAttempts bounds the retries.

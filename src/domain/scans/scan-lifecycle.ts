@@ -7,6 +7,7 @@ import type { Scan } from "../../generated/prisma/client.ts";
 import { evaluatePolicies } from "../policies/policy-evaluation.ts";
 import type { Finding, FindingBatches } from "../vulnerabilities/finding.ts";
 import { recordFindings } from "../vulnerabilities/record-findings.ts";
+import { engineSourceColumns, type EngineSource } from "./scan-source.ts";
 import { toScanEventData } from "./scan.view.ts";
 
 export interface LeaseOptions {
@@ -97,16 +98,22 @@ async function lockLeasedScan(tx: Tx, scanId: string, owner: string): Promise<bo
 /**
  * Records the findings, the summary, and the policy verdict, with all their events, in one
  * transaction. Returns null (and changes nothing) when the caller no longer holds the lease.
+ * `source`: the engine that ran it, which its findings are recorded as (whatever the scan said
+ * when it was triggered, should the configuration have changed since).
  */
 export async function completeScan(
   db: Db,
   scanId: string,
   owner: string,
   findings: readonly Finding[],
+  source?: EngineSource,
 ): Promise<Scan | null> {
   return db.$transaction(async (tx) => {
     if (!(await lockLeasedScan(tx, scanId, owner))) return null;
-    return finishScan(tx, await tx.scan.findUniqueOrThrow({ where: { id: scanId } }), [findings]);
+    const scan = source
+      ? await tx.scan.update({ where: { id: scanId }, data: engineSourceColumns(source) })
+      : await tx.scan.findUniqueOrThrow({ where: { id: scanId } });
+    return finishScan(tx, scan, [findings]);
   });
 }
 

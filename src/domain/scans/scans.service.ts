@@ -1,13 +1,14 @@
 // Triggering and reading scans. Moving a scan past `queued` is the scan runner's job (scan-lifecycle.ts).
 import { requireScope } from "../../auth/scopes.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "../../db/client.ts";
-import { conflict, notFound } from "../../errors.ts";
+import { conflict, invalid, notFound } from "../../errors.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
+import { engineSourceColumns } from "./scan-source.ts";
 import { triggerScanSchema } from "./scans.schemas.ts";
 
 /** NOTIFY channel that wakes scan runners when a scan is queued (polling covers a missed one). */
@@ -21,6 +22,8 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
   const actor = requireScope(ctx.actor, "scans:write");
   const input = parseInput(triggerScanSchema, bodyObject(body, READ_ONLY_FIELDS));
   if (!isId(applicationId)) throw notFound("Application");
+  const engine = ctx.settings.scanEngines[input.scanType];
+  if (engine?.needsServiceUrl) await requireServiceUrl(ctx, applicationId, input.scanType);
   let scan: Scan;
   try {
     scan = await ctx.db.scan.create({
@@ -33,6 +36,7 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
         createdAt: new Date(),
         // Its report, from CI, will say which tool it was.
         ...(ctx.settings.externalScanTypes.includes(input.scanType) && { sourceKind: "report" as const, sourceTool: "external" }),
+        ...(engine?.source && engineSourceColumns(engine.source)),
       },
     });
   } catch (err) {
@@ -44,6 +48,17 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
   }
   await ctx.db.$executeRaw`SELECT pg_notify(${SCAN_QUEUED_CHANNEL}, ${scan.id})`;
   return scan;
+}
+
+/** An engine that crawls the application (the dast baseline) has nothing to scan without its serviceUrl: 400. */
+async function requireServiceUrl(ctx: ServiceContext, applicationId: string, scanType: string): Promise<void> {
+  const application = await ctx.db.application.findUnique({ where: { id: applicationId }, select: { serviceUrl: true } });
+  if (!application) throw notFound("Application");
+  if (!application.serviceUrl) {
+    throw invalid(`The application has no serviceUrl for the ${scanType} scan to crawl`, [
+      { path: "serviceUrl", message: `Required to trigger a ${scanType} scan (SCAN_ENGINES runs ${scanType} on the baseline engine): set the application's serviceUrl first` },
+    ]);
+  }
 }
 
 export async function listScans(ctx: ServiceContext, applicationId: string, page: PageRequest): Promise<Page<Scan>> {

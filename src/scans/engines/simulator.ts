@@ -27,6 +27,7 @@ export interface SimulatorOptions {
 export function createSimulatorEngine(scanType: ScanType, { durationMs }: SimulatorOptions): ScannerEngine {
   return {
     scanType,
+    source: { kind: "engine", format: null, tool: "simulator", toolVersion: null },
     async scan(target, signal) {
       if (target.scanType !== scanType) {
         throw new Error(`The ${scanType} engine cannot run a ${target.scanType} scan`);
