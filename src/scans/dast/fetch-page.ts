@@ -106,7 +106,8 @@ const TLS_CODES = /^(CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|ERR_TLS_|ERR_SSL_|E
 
 /** Why a request got no answer, in words; undici wraps the socket's error as the cause. */
 function failureOf(err: unknown, url: URL, timeoutMs: number): FetchFailure {
-  const errors = [err, (err as { cause?: unknown })?.cause].filter((e): e is NodeJS.ErrnoException => e instanceof Error);
+  // Duck-typed: errors from Node's internals may come from another realm (a VM context) than Error.
+  const errors = [err, (err as { cause?: unknown })?.cause].filter((e): e is NodeJS.ErrnoException => typeof e === "object" && e !== null && "message" in e);
   // DOMException's code is a number; its name (TimeoutError, from AbortSignal.timeout) says more.
   const code = errors.map((e) => (typeof e.code === "string" ? e.code : e.name)).find((c) => c && c !== "Error") ?? "";
   const message = errors.map((e) => e.message).find(Boolean) ?? String(err);
