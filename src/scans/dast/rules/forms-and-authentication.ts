@@ -27,8 +27,8 @@ export const ANTI_CSRF_TOKEN_NAMES: readonly string[] = [
 ];
 const TOKEN_NAMES = new Set(ANTI_CSRF_TOKEN_NAMES.map((name) => name.toLowerCase()));
 
-/** Forms a browser submits with a method that changes state (anything but GET; `dialog` submits nothing). */
-const changesState = (form: HtmlForm) => !/^(get|dialog)$/i.test(form.attribs["method"]?.trim() || "get");
+/** Forms a browser submits with POST: HTML knows get, post and dialog, and reads any other value as get. */
+const postsData = (form: HtmlForm) => form.attribs["method"]?.trim().toLowerCase() === "post";
 
 const hasToken = (form: HtmlForm) =>
   form.controls.some((control) => ["name", "id"].some((attribute) => TOKEN_NAMES.has(control.attribs[attribute]?.toLowerCase() ?? "")));
@@ -43,7 +43,7 @@ export const absenceOfAntiCsrfTokens: PassiveRule = {
   confidence: 1,
   cweId: 352,
   wascId: 9,
-  inspects: "HTML forms submitted with POST (or any method but GET): no field named like a known anti-CSRF token (`csrfmiddlewaretoken`, `authenticity_token`, `_csrf`, …)",
+  inspects: "HTML forms submitted with POST: no field named (or with an id) like a known anti-CSRF token (`csrfmiddlewaretoken`, `authenticity_token`, `_csrf`, …)",
   description:
     "A form that changes state carries no anti-CSRF token, so another site may be able to submit it in the user's name (cross-site request forgery).",
   solution:
@@ -52,7 +52,7 @@ export const absenceOfAntiCsrfTokens: PassiveRule = {
   check(r) {
     if (!isHtml(r) || !r.html) return [];
     return r.html.forms.flatMap((form, index): RuleHit[] => {
-      if (!changesState(form) || hasToken(form)) return [];
+      if (!postsData(form) || hasToken(form)) return [];
       const fields = fieldsOf(form).map((f) => `"${f}"`).join(" ");
       return [{ evidence: startTag(form), otherInfo: `No known anti-CSRF token was found in form ${index + 1} (fields: ${fields || "none"}).` }];
     });
