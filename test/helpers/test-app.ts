@@ -1,6 +1,6 @@
 // A real service instance on a real port against a private database, plus a small HTTP client.
 import type { AddressInfo } from "node:net";
-import { buildApp, type App } from "../../src/app.ts";
+import { buildApp, type App, type AppOptions } from "../../src/app.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
@@ -42,7 +42,7 @@ export interface TestResponse {
 /** `database`: share another instance's database (several instances of one service). */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { log?: Logger; database?: TestDatabase } = {},
+  options: { log?: Logger; database?: TestDatabase; scanTargetTls?: AppOptions["scanTargetTls"] } = {},
 ): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
@@ -54,7 +54,7 @@ export async function startTestApp(
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
     ...env,
   });
-  const app = await buildApp({ config, databaseUrl: database.url, log: options.log });
+  const app = await buildApp({ config, databaseUrl: database.url, log: options.log, scanTargetTls: options.scanTargetTls });
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
