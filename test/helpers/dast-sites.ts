@@ -4,20 +4,11 @@
 // forever or redirect elsewhere.
 import type http from "node:http";
 import type { PassiveRule } from "../../src/scans/dast/passive-rule.ts";
-import { cookieSameSiteInvalid, cookieSameSiteNone, cookieWithoutHttpOnly, cookieWithoutSameSite, cookieWithoutSecure } from "../../src/scans/dast/rules/cookies.ts";
-import { crossDomainMisconfiguration, crossDomainScriptInclusion, mixedContent, mixedContentWithScripts } from "../../src/scans/dast/rules/cross-domain.ts";
-import { absenceOfAntiCsrfTokens, weakAuthenticationMethod } from "../../src/scans/dast/rules/forms-and-authentication.ts";
-import { debugErrorMessages, directoryBrowsing, privateIpDisclosure, serverVersionLeak, xPoweredByLeak } from "../../src/scans/dast/rules/information-disclosure.ts";
-import {
-  antiClickjackingMissing,
-  cspHeaderNotSet,
-  featurePolicyDeprecated,
-  hstsDisabled,
-  hstsNotSet,
-  permissionsPolicyNotSet,
-  xContentTypeOptionsMissing,
-  xFrameOptionsMalformed,
-} from "../../src/scans/dast/rules/security-headers.ts";
+import * as cookies from "../../src/scans/dast/rules/cookies.ts";
+import * as crossDomain from "../../src/scans/dast/rules/cross-domain.ts";
+import * as forms from "../../src/scans/dast/rules/forms-and-authentication.ts";
+import * as disclosure from "../../src/scans/dast/rules/information-disclosure.ts";
+import * as headers from "../../src/scans/dast/rules/security-headers.ts";
 import type { SiteHandler, TargetSite } from "./target-site.ts";
 
 /** What a careful site sends on every response. */
@@ -123,44 +114,44 @@ const cookiePage = (cookie: string): Page => ({ headers: { "set-cookie": cookie 
 
 /** One page per rule, each the careful page with one defect planted. */
 export const DEFECTS: readonly Defect[] = [
-  { path: "/no-csp", rule: cspHeaderNotSet, page: () => ({ headers: { "content-security-policy": null }, body: html("No CSP") }) },
-  { path: "/no-xfo", rule: antiClickjackingMissing, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": null }, body: html("Frameable") }) },
-  { path: "/bad-xfo", rule: xFrameOptionsMalformed, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": "ALLOW-FROM https://example.com" }, body: html("Bad XFO") }) },
-  { path: "/no-nosniff", rule: xContentTypeOptionsMissing, page: () => ({ headers: { "x-content-type-options": null }, body: html("Sniffable") }) },
-  { path: "/no-hsts", rule: hstsNotSet, only: "https", page: () => ({ headers: { "strict-transport-security": null }, body: html("No HSTS") }) },
-  { path: "/hsts-off", rule: hstsDisabled, only: "https", page: () => ({ headers: { "strict-transport-security": "max-age=0" }, body: html("HSTS off") }) },
-  { path: "/no-permissions-policy", rule: permissionsPolicyNotSet, page: () => ({ headers: { "permissions-policy": null }, body: html("No Permissions-Policy") }) },
-  { path: "/feature-policy", rule: featurePolicyDeprecated, page: () => ({ headers: { "permissions-policy": null, "feature-policy": "camera 'none'" }, body: html("Feature-Policy") }) },
-  { path: "/cookie-no-httponly", rule: cookieWithoutHttpOnly, page: () => cookiePage("theme=dark; Path=/; Secure; SameSite=Lax") },
-  { path: "/cookie-no-secure", rule: cookieWithoutSecure, only: "https", page: () => cookiePage("cart=7; Path=/; HttpOnly; SameSite=Lax") },
-  { path: "/cookie-no-samesite", rule: cookieWithoutSameSite, page: () => cookiePage("pref=1; Path=/; Secure; HttpOnly") },
-  { path: "/cookie-samesite-none", rule: cookieSameSiteNone, page: () => cookiePage("track=1; Path=/; Secure; HttpOnly; SameSite=None") },
-  { path: "/cookie-samesite-bogus", rule: cookieSameSiteInvalid, page: () => cookiePage("lang=en; Path=/; Secure; HttpOnly; SameSite=Sometimes") },
-  { path: "/server-version", rule: serverVersionLeak, page: () => ({ headers: { server: "nginx/1.25.3" }, body: html("Server") }) },
-  { path: "/powered-by", rule: xPoweredByLeak, page: () => ({ headers: { "x-powered-by": "Express" }, body: html("Powered by") }) },
-  { path: "/cors-star", rule: crossDomainMisconfiguration, page: () => ({ type: "application/json", headers: { "access-control-allow-origin": "*" }, body: "{}" }) },
+  { path: "/no-csp", rule: headers.cspHeaderNotSet, page: () => ({ headers: { "content-security-policy": null }, body: html("No CSP") }) },
+  { path: "/no-xfo", rule: headers.antiClickjackingMissing, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": null }, body: html("Frameable") }) },
+  { path: "/bad-xfo", rule: headers.xFrameOptionsMalformed, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": "ALLOW-FROM https://example.com" }, body: html("Bad XFO") }) },
+  { path: "/no-nosniff", rule: headers.xContentTypeOptionsMissing, page: () => ({ headers: { "x-content-type-options": null }, body: html("Sniffable") }) },
+  { path: "/no-hsts", rule: headers.hstsNotSet, only: "https", page: () => ({ headers: { "strict-transport-security": null }, body: html("No HSTS") }) },
+  { path: "/hsts-off", rule: headers.hstsDisabled, only: "https", page: () => ({ headers: { "strict-transport-security": "max-age=0" }, body: html("HSTS off") }) },
+  { path: "/no-permissions-policy", rule: headers.permissionsPolicyNotSet, page: () => ({ headers: { "permissions-policy": null }, body: html("No Permissions-Policy") }) },
+  { path: "/feature-policy", rule: headers.featurePolicyDeprecated, page: () => ({ headers: { "permissions-policy": null, "feature-policy": "camera 'none'" }, body: html("Feature-Policy") }) },
+  { path: "/cookie-no-httponly", rule: cookies.cookieWithoutHttpOnly, page: () => cookiePage("theme=dark; Path=/; Secure; SameSite=Lax") },
+  { path: "/cookie-no-secure", rule: cookies.cookieWithoutSecure, only: "https", page: () => cookiePage("cart=7; Path=/; HttpOnly; SameSite=Lax") },
+  { path: "/cookie-no-samesite", rule: cookies.cookieWithoutSameSite, page: () => cookiePage("pref=1; Path=/; Secure; HttpOnly") },
+  { path: "/cookie-samesite-none", rule: cookies.cookieSameSiteNone, page: () => cookiePage("track=1; Path=/; Secure; HttpOnly; SameSite=None") },
+  { path: "/cookie-samesite-bogus", rule: cookies.cookieSameSiteInvalid, page: () => cookiePage("lang=en; Path=/; Secure; HttpOnly; SameSite=Sometimes") },
+  { path: "/server-version", rule: disclosure.serverVersionLeak, page: () => ({ headers: { server: "nginx/1.25.3" }, body: html("Server") }) },
+  { path: "/powered-by", rule: disclosure.xPoweredByLeak, page: () => ({ headers: { "x-powered-by": "Express" }, body: html("Powered by") }) },
+  { path: "/cors-star", rule: crossDomain.crossDomainMisconfiguration, page: () => ({ type: "application/json", headers: { "access-control-allow-origin": "*" }, body: "{}" }) },
   {
     path: "/cors-echo",
-    rule: crossDomainMisconfiguration,
+    rule: crossDomain.crossDomainMisconfiguration,
     page: (req) => ({
       type: "application/json",
       headers: { "access-control-allow-origin": req.headers.origin ?? "https://app.example.com", "access-control-allow-credentials": "true", vary: "Origin" },
       body: "{}",
     }),
   },
-  { path: "/cdn-script", rule: crossDomainScriptInclusion, page: () => ({ body: html("CDN", `<script src="https://cdn.example.com/widget.js"></script>`) }) },
-  { path: "/mixed", rule: mixedContent, only: "https", page: () => ({ body: html("Mixed", `<img src="http://images.example.com/banner.png" alt="banner">`) }) },
+  { path: "/cdn-script", rule: crossDomain.crossDomainScriptInclusion, page: () => ({ body: html("CDN", `<script src="https://cdn.example.com/widget.js"></script>`) }) },
+  { path: "/mixed", rule: crossDomain.mixedContent, only: "https", page: () => ({ body: html("Mixed", `<img src="http://images.example.com/banner.png" alt="banner">`) }) },
   {
     path: "/mixed-script",
-    rule: mixedContentWithScripts,
+    rule: crossDomain.mixedContentWithScripts,
     only: "https",
     page: () => ({ body: html("Mixed script", `<script src="http://cdn.example.com/old.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"></script>`) }),
   },
-  { path: "/debug-error", rule: debugErrorMessages, page: () => ({ status: 500, body: html("Error", `<pre>Traceback (most recent call last):\n  File "app.py", line 12, in handler\nKeyError: 'id'</pre>`) }) },
-  { path: "/files/", rule: directoryBrowsing, page: () => ({ body: `<html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><pre><a href="backup.tar.gz">backup.tar.gz</a></pre></body></html>` }) },
-  { path: "/account/edit", rule: absenceOfAntiCsrfTokens, page: () => ({ body: html("Edit account", `<form method="POST" action="/account"><input name="email"><button>Save</button></form>`) }) },
-  { path: "/admin", rule: weakAuthenticationMethod, only: "http", page: () => ({ status: 401, headers: { "www-authenticate": 'Basic realm="admin"' }, body: html("Sign in") }) },
-  { path: "/internal", rule: privateIpDisclosure, page: () => ({ body: html("Status", `<p>Served by upstream 10.12.0.7:8080</p>`) }) },
+  { path: "/debug-error", rule: disclosure.debugErrorMessages, page: () => ({ status: 500, body: html("Error", `<pre>Traceback (most recent call last):\n  File "app.py", line 12, in handler\nKeyError: 'id'</pre>`) }) },
+  { path: "/files/", rule: disclosure.directoryBrowsing, page: () => ({ body: `<html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><pre><a href="backup.tar.gz">backup.tar.gz</a></pre></body></html>` }) },
+  { path: "/account/edit", rule: forms.absenceOfAntiCsrfTokens, page: () => ({ body: html("Edit account", `<form method="POST" action="/account"><input name="email"><button>Save</button></form>`) }) },
+  { path: "/admin", rule: forms.weakAuthenticationMethod, only: "http", page: () => ({ status: 401, headers: { "www-authenticate": 'Basic realm="admin"' }, body: html("Sign in") }) },
+  { path: "/internal", rule: disclosure.privateIpDisclosure, page: () => ({ body: html("Status", `<p>Served by upstream 10.12.0.7:8080</p>`) }) },
 ];
 
 const DEFECT_BY_PATH = new Map(DEFECTS.map((d) => [d.path, d]));

@@ -3,6 +3,7 @@
 // Only URLs are returned here; the crawl keeps those of its origin.
 import { Parser } from "htmlparser2";
 import type { HtmlFacts } from "./html-facts.ts";
+import { httpUrlOf } from "./http-url.ts";
 import { isRedirect, type ObservedResponse } from "./observed-response.ts";
 
 /** Elements and the attribute whose URL the browser would fetch (or submit to) on the user's behalf. */
@@ -23,7 +24,7 @@ export function linksOf(response: ObservedResponse): URL[] {
   if (response.status === 200 && isSitemap(response.body)) candidates.push(...sitemapLocations(response.body));
   const base = baseOf(response);
   return candidates.flatMap((candidate) => {
-    const url = resolve(candidate, base);
+    const url = httpUrlOf(candidate, base);
     return url ? [url] : [];
   });
 }
@@ -41,21 +42,7 @@ function htmlLinks(facts: HtmlFacts): string[] {
 /** The page's <base href> when it has one (resolved against the page), else the page. */
 function baseOf(response: ObservedResponse): URL {
   const href = response.html?.elements.find((e) => e.name === "base" && e.attribs["href"])?.attribs["href"];
-  return (href && resolve(href, response.url)) || response.url;
-}
-
-/** An absolute http(s) URL without its fragment, or null. */
-function resolve(value: string, base: URL): URL | null {
-  const trimmed = value.trim();
-  if (trimmed === "") return null;
-  try {
-    const url = new URL(trimmed, base);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    url.hash = "";
-    return url;
-  } catch {
-    return null;
-  }
+  return (href && httpUrlOf(href, response.url)) || response.url;
 }
 
 /**

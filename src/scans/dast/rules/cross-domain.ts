@@ -1,6 +1,7 @@
 // How a page lets other origins in: CORS headers, scripts from other hosts, plain-http content on
 // an https page.
 import { startTag, type HtmlElement } from "../html-facts.ts";
+import { httpUrlOf } from "../http-url.ts";
 import { isHtml, isHttps, type ObservedResponse } from "../observed-response.ts";
 import type { PassiveRule, RuleHit } from "../passive-rule.ts";
 
@@ -34,16 +35,6 @@ export const crossDomainMisconfiguration: PassiveRule = {
   },
 };
 
-/** An http(s) URL an attribute points to, resolved against the page; null for anything else. */
-function resolved(value: string, page: URL): URL | null {
-  try {
-    const url = new URL(value, page);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
-  } catch {
-    return null;
-  }
-}
-
 export const crossDomainScriptInclusion: PassiveRule = {
   pluginId: 10017,
   alertRef: "10017",
@@ -62,7 +53,7 @@ export const crossDomainScriptInclusion: PassiveRule = {
     return r.html.elements
       .filter((e) => e.name === "script" && e.attribs["src"] && !e.attribs["integrity"]?.trim())
       .filter((e) => {
-        const url = resolved(e.attribs["src"]!, r.url);
+        const url = httpUrlOf(e.attribs["src"]!, r.url);
         return url !== null && url.hostname !== r.url.hostname;
       })
       .map((e) => ({ param: e.attribs["src"], evidence: startTag(e) }));

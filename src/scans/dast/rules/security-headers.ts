@@ -2,6 +2,7 @@
 // Like ZAP's rules at their default threshold, the page-level ones skip redirects, and those about
 // rendering skip error pages and responses with nothing to render.
 import { metaHttpEquiv } from "../html-facts.ts";
+import { httpUrlOf } from "../http-url.ts";
 import { isError, isHtml, isHttps, isJavaScript, isRedirect, type ObservedResponse } from "../observed-response.ts";
 import type { PassiveRule, RuleHit } from "../passive-rule.ts";
 
@@ -101,14 +102,8 @@ export const xContentTypeOptionsMissing: PassiveRule = {
 
 /** A redirect that stays on https on the same host and port keeps the connection protected: its own HSTS header is not needed. */
 function redirectsWithinHttps(r: ObservedResponse): boolean {
-  const location = r.headers.get("location");
-  if (!isRedirect(r) || location === undefined) return false;
-  try {
-    const target = new URL(location, r.url);
-    return target.protocol === "https:" && target.host === r.url.host;
-  } catch {
-    return false;
-  }
+  const target = isRedirect(r) ? httpUrlOf(r.headers.get("location") ?? "", r.url) : null;
+  return target?.protocol === "https:" && target.host === r.url.host;
 }
 
 const STS = "strict-transport-security";
