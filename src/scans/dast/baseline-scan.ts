@@ -32,7 +32,7 @@ export interface BaselineScanOptions {
   userAgent?: string;
   /** Aborting it stops the scan: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Longest wait for one answer's head and for each piece of its body; default 10 s. */
+  /** Longest one request may take, its answer's head and body together; default 10 s. */
   requestTimeoutMs?: number;
   /** Called once the crawl ends, with what it did. */
   onSummary?: (summary: CrawlSummary) => void;

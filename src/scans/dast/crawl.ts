@@ -17,7 +17,7 @@ export interface CrawlOptions {
   concurrency: number;
   policy: TargetPolicy;
   requestHeaders: Readonly<Record<string, string>>;
-  /** Longest wait for one answer's head, and for each piece of its body. */
+  /** Longest one request may take, its answer's head and body together. */
   requestTimeoutMs: number;
   maxBodyBytes: number;
   /** The scan stopping: the crawl rejects with its reason. */

@@ -12,7 +12,7 @@ export interface FetchContext {
   requestHeaders: Readonly<Record<string, string>>;
   /** Aborts the request (the scan stopping, or its time running out). */
   signal: AbortSignal;
-  /** Longest wait for the answer's head, and for each piece of its body. */
+  /** Longest the request may take, its answer's head and body together. */
   timeoutMs: number;
   maxBodyBytes: number;
 }
