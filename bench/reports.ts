@@ -9,9 +9,9 @@
 // (`--max-old-space-size=128`: does the upload fit in that heap?).
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { benchDatabase } from "./database.ts";
+import { memoryOf } from "./process-memory.ts";
 import { serviceFlags } from "./service-flags.ts";
 
 const RESULTS = Number(process.env.BENCH_REPORT_RESULTS ?? 100_000);
@@ -89,13 +89,6 @@ async function probeDuring<T>(base: string, work: Promise<T>): Promise<{ result:
     done = true;
     await probe;
   }
-}
-
-/** Peak and current resident memory of a process, in MiB, from /proc. */
-async function memoryOf(pid: number): Promise<{ peak: number; now: number }> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
-  return { peak: Math.round(kib("VmHWM") / 1024), now: Math.round(kib("VmRSS") / 1024) };
 }
 
 export async function runReportBench(): Promise<void> {
