@@ -86,10 +86,10 @@ function embeddedIpv4(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * True for any address a webhook must not reach: loopback, private, link-local, CGNAT, multicast,
- * unspecified, broadcast, documentation, benchmarking and reserved ranges, in IPv4 or IPv6, and IPv6
- * forms that carry such an IPv4 address (mapped, NAT64, 6to4, Teredo). Anything that is not an IP
- * address is forbidden too: the check fails closed.
+ * True for any address outbound requests must not reach unless a policy allows it: loopback,
+ * private, link-local, CGNAT, multicast, unspecified, broadcast, documentation, benchmarking and
+ * reserved ranges, in IPv4 or IPv6, and IPv6 forms that carry such an IPv4 address (mapped, NAT64,
+ * 6to4, Teredo). Anything that is not an IP address is forbidden too: the check fails closed.
  */
 export function isForbiddenAddress(address: string): boolean {
   if (isIPv4(address)) return forbidden.check(address, "ipv4");

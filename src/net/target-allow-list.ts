@@ -14,8 +14,6 @@ export class TargetAllowList {
     readonly entries: readonly string[],
   ) {}
 
-  static readonly EMPTY = new TargetAllowList([], new BlockList(), []);
-
   /**
    * Comma-separated host names (`*.corp.example` matches any name under it), IP addresses and CIDR
    * networks. Throws an Error naming the first entry that is none of these.

@@ -60,9 +60,14 @@ export async function crawl(start: URL, options: CrawlOptions, visit: (response:
   const summary: CrawlSummary = { requests: 0, failures: 0, offOrigin: 0, stoppedBy: "done" };
   const seen = new Set<string>();
   const queue: URL[] = [];
+  // requests + queue.length never exceeds maxPages: what could never be requested is not kept,
+  // so pages of a hundred thousand links cost no memory beyond the limit.
+  let leftOut = false;
   const enqueue = (url: URL) => {
     if (url.origin !== start.origin) summary.offOrigin++;
-    else if (!seen.has(url.href)) {
+    else if (seen.has(url.href)) return;
+    else if (summary.requests + queue.length >= options.maxPages) leftOut = true;
+    else {
       seen.add(url.href);
       queue.push(url);
     }
@@ -97,8 +102,8 @@ export async function crawl(start: URL, options: CrawlOptions, visit: (response:
     // No answer at all to the start page (refused, DNS, TLS, timeout, forbidden): nothing to scan.
     const answer = await answerTo(first);
     if (answer instanceof FetchFailure) throw new TargetUnreachableError(answer.kind, answer.message);
-    take(answer);
     for (const path of ["/robots.txt", "/sitemap.xml"]) enqueue(new URL(path, start));
+    take(answer);
 
     const inFlight = new Set<Promise<void>>();
     for (;;) {
@@ -111,7 +116,7 @@ export async function crawl(start: URL, options: CrawlOptions, visit: (response:
       await Promise.race(inFlight);
     }
     if (deadline.signal.aborted) summary.stoppedBy = "max-duration";
-    else if (queue.length > 0) summary.stoppedBy = "max-pages";
+    else if (leftOut) summary.stoppedBy = "max-pages";
     return summary;
   } finally {
     clearTimeout(timer);
