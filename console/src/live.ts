@@ -85,7 +85,8 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
       statusListeners.add(listener);
       return () => void statusListeners.delete(listener);
     },
-    dispose: () => void client.dispose(),
+    // Disposing while a connection attempt is refused rejects; nothing is left to clean up then.
+    dispose: () => void Promise.resolve(client.dispose()).catch(() => {}),
   };
 }
 
