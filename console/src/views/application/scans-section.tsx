@@ -3,12 +3,13 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
-import { TableRegion } from "../../components/table-region.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { isAhead, type ScanEvent } from "../../scan-events.ts";
 import { useApplicationScans, type ApplicationScan } from "./use-application.ts";
 
 const STEP = 20;
+const COLUMNS = ["Type", "Status", "Tool", "Triggered by", "Started", "Completed", "Findings"];
 
 type Row = ApplicationScan | (ScanEvent & Partial<Pick<ApplicationScan, "source" | "failure" | "createdAt">>);
 
@@ -38,46 +39,30 @@ export function ScansSection({ applicationId, events, refreshes }: { application
   if (rows.length === 0) return <Empty>No scans yet: trigger one or upload a report.</Empty>;
   return (
     <>
-      <TableRegion label="Scans">
-        <table>
-          <caption>Scans, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Triggered by</th>
-              <th scope="col">Started</th>
-              <th scope="col">Completed</th>
-              <th scope="col">Findings</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((scan) => (
-              <tr key={scan.id} data-scan-id={scan.id}>
-                <th scope="row">{scan.scanType.toLowerCase()}</th>
-                <td>
-                  <Badge kind="status" value={scan.status} />
-                  {scan.failure && <div>{scan.failure.reason}</div>}
-                </td>
-                <td>{scan.source ? `${scan.source.tool}${scan.source.toolVersion ? ` ${scan.source.toolVersion}` : ""}` : "—"}</td>
-                <td>{scan.triggeredBy ?? "—"}</td>
-                <td>
-                  <Time value={scan.startedAt} />
-                </td>
-                <td>
-                  <Time value={scan.completedAt} />
-                </td>
-                <td>
-                  {scan.summary
-                    ? `${scan.summary.totalFindings}: ${scan.summary.critical} critical, ${scan.summary.high} high, ${scan.summary.medium} medium, ${scan.summary.low} low`
-                    : "—"}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableRegion>
+      <DataTable label="Scans" caption="Scans, newest first" columns={COLUMNS}>
+        {rows.map((scan) => (
+          <tr key={scan.id} data-scan-id={scan.id}>
+            <th scope="row">{scan.scanType.toLowerCase()}</th>
+            <td>
+              <Badge kind="status" value={scan.status} />
+              {scan.failure && <div>{scan.failure.reason}</div>}
+            </td>
+            <td>{scan.source ? `${scan.source.tool}${scan.source.toolVersion ? ` ${scan.source.toolVersion}` : ""}` : "—"}</td>
+            <td>{scan.triggeredBy ?? "—"}</td>
+            <td>
+              <Time value={scan.startedAt} />
+            </td>
+            <td>
+              <Time value={scan.completedAt} />
+            </td>
+            <td>
+              {scan.summary
+                ? `${scan.summary.totalFindings}: ${scan.summary.critical} critical, ${scan.summary.high} high, ${scan.summary.medium} medium, ${scan.summary.low} low`
+                : "—"}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {result.error && <ErrorNotice error={fromCombinedError(result.error)} />}
       {scans.pageInfo.hasNextPage && (
         <button type="button" class="secondary" onClick={() => setFirst((n) => n + STEP)}>

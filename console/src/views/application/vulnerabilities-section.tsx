@@ -7,7 +7,7 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
-import { TableRegion } from "../../components/table-region.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { useApplicationVulnerabilities, type VulnerabilityFilter } from "./use-application.ts";
 import styles from "./vulnerabilities-section.module.css";
@@ -15,6 +15,7 @@ import styles from "./vulnerabilities-section.module.css";
 export const PAGE_SIZE = 20;
 const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const;
 const STATUSES = ["OPEN", "IN_PROGRESS", "RESOLVED", "ACCEPTED"] as const;
+const COLUMNS = ["Title", "Severity", "Status", "CVSS", "Weakness", "Tool", "Location", "Found"];
 
 const pick = <T extends string>(values: readonly T[], value: string | undefined): T | null =>
   values.includes(value as T) ? (value as T) : null;
@@ -41,28 +42,8 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
   return (
     <>
       <form class={styles.filters} onSubmit={(e) => e.preventDefault()} aria-label="Filter vulnerabilities">
-        <div>
-          <label for="filter-severity">Severity</label>
-          <select id="filter-severity" value={filter.severity ?? ""} onChange={(e) => setFilter("severity", e.currentTarget.value)}>
-            <option value="">any</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s.toLowerCase()}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="filter-status">Status</label>
-          <select id="filter-status" value={filter.status ?? ""} onChange={(e) => setFilter("status", e.currentTarget.value)}>
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.toLowerCase().replace("_", " ")}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect name="severity" label="Severity" values={SEVERITIES} value={filter.severity} onChange={setFilter} />
+        <FilterSelect name="status" label="Status" values={STATUSES} value={filter.status} onChange={setFilter} />
       </form>
       {result.error && <ErrorNotice error={fromCombinedError(result.error)} />}
       {!connection ? (
@@ -74,48 +55,31 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
           <p role="status">
             Showing {start + 1}–{start + connection.edges.length} of {connection.totalCount}
           </p>
-          <TableRegion label="Vulnerabilities">
-            <table>
-              <caption>Vulnerabilities, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Severity</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">CVSS</th>
-                  <th scope="col">Weakness</th>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Location</th>
-                  <th scope="col">Found</th>
-                </tr>
-              </thead>
-              <tbody>
-                {connection.edges.map(({ node: v }) => (
-                  <tr key={v.id}>
-                    <th scope="row">{v.title}</th>
-                    <td>
-                      <Badge kind="severity" value={v.severity} />
-                    </td>
-                    <td>
-                      <Badge kind="status" value={v.status} />
-                    </td>
-                    <td>{v.cvssScore.toFixed(1)}</td>
-                    <td>
-                      {v.cwe}
-                      {v.cve && <div>{v.cve}</div>}
-                    </td>
-                    <td>{v.tool}</td>
-                    <td>
-                      <code>{v.location ?? "—"}</code>
-                    </td>
-                    <td>
-                      <Time value={v.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableRegion>
+          <DataTable label="Vulnerabilities" caption="Vulnerabilities, newest first" columns={COLUMNS}>
+            {connection.edges.map(({ node: v }) => (
+              <tr key={v.id}>
+                <th scope="row">{v.title}</th>
+                <td>
+                  <Badge kind="severity" value={v.severity} />
+                </td>
+                <td>
+                  <Badge kind="status" value={v.status} />
+                </td>
+                <td>{v.cvssScore.toFixed(1)}</td>
+                <td>
+                  {v.cwe}
+                  {v.cve && <div>{v.cve}</div>}
+                </td>
+                <td>{v.tool}</td>
+                <td>
+                  <code>{v.location ?? "—"}</code>
+                </td>
+                <td>
+                  <Time value={v.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <nav aria-label="Vulnerability pages" class={styles.pager}>
             <button type="button" class="secondary" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
               Previous page
@@ -132,5 +96,29 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
         </>
       )}
     </>
+  );
+}
+
+interface FilterSelectProps {
+  name: "severity" | "status";
+  label: string;
+  values: readonly string[];
+  value: string | null | undefined;
+  onChange: (name: "severity" | "status", value: string) => void;
+}
+
+function FilterSelect({ name, label, values, value, onChange }: FilterSelectProps) {
+  return (
+    <div>
+      <label for={`filter-${name}`}>{label}</label>
+      <select id={`filter-${name}`} value={value ?? ""} onChange={(e) => onChange(name, e.currentTarget.value)}>
+        <option value="">any</option>
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v.toLowerCase().replace("_", " ")}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

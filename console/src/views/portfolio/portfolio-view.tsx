@@ -3,12 +3,13 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge, SeverityCounts } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
-import { TableRegion } from "../../components/table-region.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { latestOf, type ScanEvent } from "../../scan-events.ts";
 import styles from "./portfolio-view.module.css";
 import { usePortfolioLive, usePortfolioPage, type PortfolioApplication } from "./use-portfolio.ts";
 
 const SCAN_TYPES = ["SAST", "DAST", "SCA", "CONTAINER"] as const;
+const COLUMNS = ["Application", "Owner", "Criticality", "Gate", "Open vulnerabilities", "Latest scans"];
 
 export function PortfolioView() {
   const { events, refreshes } = usePortfolioLive();
@@ -63,26 +64,11 @@ function PortfolioPage({ after, first, last, refreshes, latest, onMore }: PagePr
           {applications.totalCount} application{applications.totalCount === 1 ? "" : "s"}, newest first.
         </p>
       )}
-      <TableRegion label={first ? "Applications" : "More applications"}>
-        <table>
-          {first && <caption>Applications</caption>}
-          <thead>
-            <tr>
-              <th scope="col">Application</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Criticality</th>
-              <th scope="col">Gate</th>
-              <th scope="col">Open vulnerabilities</th>
-              <th scope="col">Latest scans</th>
-            </tr>
-          </thead>
-          <tbody>
-            {applications.edges.map(({ node }) => (
-              <ApplicationRow key={node.id} app={node} latest={latest} />
-            ))}
-          </tbody>
-        </table>
-      </TableRegion>
+      <DataTable label={first ? "Applications" : "More applications"} caption={first ? "Applications" : undefined} columns={COLUMNS}>
+        {applications.edges.map(({ node }) => (
+          <ApplicationRow key={node.id} app={node} latest={latest} />
+        ))}
+      </DataTable>
       {last && applications.pageInfo.hasNextPage && applications.pageInfo.endCursor && (
         <button type="button" class="secondary" onClick={() => onMore(applications.pageInfo.endCursor!)}>
           Show more applications

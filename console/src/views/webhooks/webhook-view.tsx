@@ -3,7 +3,7 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
-import { TableRegion } from "../../components/table-region.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { useRedeliver, useWebhookDeliveries, type WebhookDelivery } from "./use-webhooks.ts";
 import { eventName } from "./webhooks-view.tsx";
@@ -59,58 +59,43 @@ export function WebhookView({ id }: { id: string }) {
           {webhook.deliveries.edges.length === 0 ? (
             <Empty>Nothing delivered yet: deliveries appear when an event this subscription lists happens.</Empty>
           ) : (
-            <TableRegion label="Deliveries">
-              <table>
-                <caption>Deliveries, newest first, with every attempt</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Next attempt</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Action</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {webhook.deliveries.edges.map(({ node: d }) => (
-                    <tr key={d.id}>
-                      <th scope="row">
-                        {eventName(d.eventType)}
-                        <div class={styles.id}>{d.eventId}</div>
-                      </th>
-                      <td>
-                        <Badge kind="status" value={d.status} />
-                      </td>
-                      <td>
-                        <Time value={d.createdAt} />
-                      </td>
-                      <td>
-                        <Time value={d.nextAttemptAt} />
-                      </td>
-                      <td>
-                        {d.attempts.length === 0 ? (
-                          "none yet"
-                        ) : (
-                          <ol class={styles.attempts}>
-                            {d.attempts.map((a) => (
-                              <li key={a.attemptedAt}>
-                                <Time value={a.attemptedAt} />: {a.statusCode ?? "no answer"} in {a.durationMs} ms{a.error ? ` (${a.error})` : ""}
-                              </li>
-                            ))}
-                          </ol>
-                        )}
-                      </td>
-                      <td>
-                        <button type="button" class="secondary" disabled={redelivery.fetching} onClick={() => again(d)} aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}>
-                          Redeliver
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableRegion>
+            <DataTable label="Deliveries" caption="Deliveries, newest first, with every attempt" columns={["Event", "Status", "Created", "Next attempt", "Attempts", "Action"]}>
+              {webhook.deliveries.edges.map(({ node: d }) => (
+                <tr key={d.id}>
+                  <th scope="row">
+                    {eventName(d.eventType)}
+                    <div class={styles.id}>{d.eventId}</div>
+                  </th>
+                  <td>
+                    <Badge kind="status" value={d.status} />
+                  </td>
+                  <td>
+                    <Time value={d.createdAt} />
+                  </td>
+                  <td>
+                    <Time value={d.nextAttemptAt} />
+                  </td>
+                  <td>
+                    {d.attempts.length === 0 ? (
+                      "none yet"
+                    ) : (
+                      <ol class={styles.attempts}>
+                        {d.attempts.map((a) => (
+                          <li key={a.attemptedAt}>
+                            <Time value={a.attemptedAt} />: {a.statusCode ?? "no answer"} in {a.durationMs} ms{a.error ? ` (${a.error})` : ""}
+                          </li>
+              ))}
+                      </ol>
+                    )}
+                  </td>
+                  <td>
+                    <button type="button" class="secondary" disabled={redelivery.fetching} onClick={() => again(d)} aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}>
+                      Redeliver
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {webhook.deliveries.pageInfo.hasNextPage && (
             <button type="button" class="secondary" onClick={() => setFirst((n) => n + STEP)}>

@@ -2,7 +2,7 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
-import { TableRegion } from "../../components/table-region.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { useWebhooks } from "./use-webhooks.ts";
 
@@ -19,39 +19,25 @@ export function WebhooksView() {
       ) : result.data.webhooks.totalCount === 0 ? (
         <Empty>No webhook subscriptions. Create one with POST /webhooks or the createWebhook mutation.</Empty>
       ) : (
-        <TableRegion label="Webhook subscriptions">
-          <table>
-            <caption>Subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.data.webhooks.edges.map(({ node: w }) => (
-                <tr key={w.id}>
-                  <th scope="row">
-                    <a href={`/console/webhooks/${w.id}`}>{w.name}</a>
-                  </th>
-                  <td>
-                    <code>{w.url}</code>
-                  </td>
-                  <td>{w.events.map(eventName).join(", ")}</td>
-                  <td>
-                    <Badge kind="status" value={w.status} />
-                  </td>
-                  <td>
-                    <Time value={w.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableRegion>
+        <DataTable label="Webhook subscriptions" caption="Subscriptions" columns={["Name", "URL", "Events", "Status", "Created"]}>
+          {result.data.webhooks.edges.map(({ node: w }) => (
+            <tr key={w.id}>
+              <th scope="row">
+                <a href={`/console/webhooks/${w.id}`}>{w.name}</a>
+              </th>
+              <td>
+                <code>{w.url}</code>
+              </td>
+              <td>{w.events.map(eventName).join(", ")}</td>
+              <td>
+                <Badge kind="status" value={w.status} />
+              </td>
+              <td>
+                <Time value={w.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );
