@@ -17,7 +17,9 @@ import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
 import { attachGraphqlWs } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
+import { graphiqlAssets } from "./graphql/graphiql.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
+import { consoleMiddleware } from "./http/console.ts";
 import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
@@ -167,7 +169,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
-    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
+    before: [
+      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production }),
+      ...(production ? [] : [graphiqlAssets()]),
+      consoleMiddleware(),
+    ],
   });
   const server = http.createServer(koa.callback());
   refuseConnect(server);

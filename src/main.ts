@@ -73,6 +73,8 @@ async function main() {
   if (devSecret && secret) {
     const token = await mintToken({ secret, sub: "dev-admin", scopes: ["admin"], expiresIn: "30d", issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE });
     lines.push(`  development admin token (30 days):\n\n${token}\n`, `  try: curl -H "Authorization: Bearer <token>" ${baseUrl}/applications\n`);
+    // The token rides in the fragment, which the browser never sends; the console takes it from there.
+    lines.push(`  console, signed in: ${baseUrl}/#token=${token}\n`);
   }
   console.error(lines.join("\n"));
 

@@ -10,11 +10,13 @@ import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
 import { hasBody, readBodyText } from "../http/json-body.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
+import { GRAPHIQL_CSP } from "../http/middleware/security-headers.ts";
 import type { Logger } from "../log.ts";
 import { BatcherRegistry } from "./batch.ts";
 import { compiledQueries } from "./compiled-queries.ts";
 import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
+import { renderLocalGraphiQL } from "./graphiql.ts";
 import { maskError } from "./errors.ts";
 import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
 import { armorPlugin } from "./limits.ts";
@@ -37,6 +39,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: deps.production ? false : { subscriptionsProtocol: "WS" },
+    renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     // graphqlMiddleware has read the body under REST's 1 MiB ceiling already. Yoga's own limit
     // would pipe every body through a stream again, and Node's pipeline allocates an AbortError
@@ -112,8 +115,9 @@ export function graphqlMiddleware(
     response.headers.forEach((value, key) => {
       if (!HOP_BY_HOP_HEADERS.has(key.toLowerCase())) ctx.set(key, value);
     });
-    if (!response.body) return;
     const contentType = response.headers.get("content-type") ?? "";
+    if (contentType.startsWith("text/html")) ctx.set("Content-Security-Policy", GRAPHIQL_CSP);
+    if (!response.body) return;
     if (!/^(text\/event-stream|multipart\/)/.test(contentType)) {
       // A whole answer (JSON) goes out in one write with its length, not as a piped stream.
       ctx.body = Buffer.from(await response.arrayBuffer());

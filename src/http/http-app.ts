@@ -14,6 +14,7 @@ import { requireWellFormedHost } from "./middleware/host-header.ts";
 import { requireTextQuery } from "./middleware/query-text.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { problem } from "./problem.ts";
 import { mountRoutes, type RouteDefinition } from "./route.ts";
 
@@ -25,7 +26,7 @@ export interface HttpAppDeps {
   rateLimiter: RateLimiterAbstract;
   routes: readonly RouteDefinition[];
   serviceContext: (ctx: Koa.Context) => ServiceContext;
-  /** Extra middleware mounted before the REST router (the GraphQL endpoint). */
+  /** Extra middleware mounted before the REST router (the GraphQL endpoint, the console). */
   before?: Koa.Middleware[];
 }
 
@@ -35,6 +36,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   const router = new Router();
   mountRoutes(router, deps.routes, deps.serviceContext);
 
+  koa.use(securityHeaders());
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler());
   koa.use(requireWellFormedHost());

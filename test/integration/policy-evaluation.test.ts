@@ -1,7 +1,9 @@
+import { jest } from "@jest/globals";
 import type { PolicyAction, Severity } from "../../src/generated/prisma/client.ts";
 import { newId } from "../../src/ids.ts";
 import { createEngines, type Finding } from "../../src/scans/engines/engine.ts";
 import { createScanRunner } from "../../src/scans/scan-runner.ts";
+import { codesOf, gql } from "../helpers/graphql.ts";
 import { finding, scriptedEngine } from "../helpers/scan-engines.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -155,5 +157,55 @@ describe("policy.violated on scan completion", () => {
     } finally {
       await prisma().policy.delete({ where: { id: global.id } });
     }
+  });
+});
+
+describe("Application.policyEvaluation (GraphQL)", () => {
+  const EVALUATIONS = `{ applications(first: 500) { edges { node { id
+    policyEvaluation { applicationId decision violations { policyId policyName action vulnerabilityIds } } } } } }`;
+  const graphqlGate = (token?: string) => gql(t, EVALUATIONS, {}, { token });
+  const upper = (e: { applicationId: string; decision: string; violations: { action: string }[] }) => ({
+    ...e,
+    decision: e.decision.toUpperCase(),
+    violations: e.violations.map((v) => ({ ...v, action: v.action.toUpperCase() })),
+  });
+
+  it("answers what the REST gate answers, for every application of a list, in a bounded number of statements", async () => {
+    const blocked = await scannedApplication([finding("c1", "critical"), finding("h1", "high")]);
+    const warned = await scannedApplication([finding("m1", "medium")]);
+    const exempt = await scannedApplication([finding("c1", "critical")]);
+    const clean = await scannedApplication([finding("l1", "low")]);
+    await policy("block", { severity: "high", applicationIds: [blocked.appId, exempt.appId, clean.appId] });
+    await policy("monitor", { severity: "medium", applicationIds: [warned.appId] });
+    await policy("allow", { applicationIds: [exempt.appId] });
+
+    const statements: string[] = [];
+    const original = t.app.db.pool.query.bind(t.app.db.pool);
+    const spy = jest.spyOn(t.app.db.pool, "query").mockImplementation(((q: unknown, ...rest: unknown[]) => {
+      statements.push(typeof q === "string" ? q : (q as { text: string }).text);
+      return (original as (...a: unknown[]) => unknown)(q, ...rest);
+    }) as never);
+    const res = await graphqlGate().finally(() => spy.mockRestore());
+    expect(res.body.errors).toBeUndefined();
+    const byId = new Map(res.body.data.applications.edges.map((e: { node: { id: string; policyEvaluation: unknown } }) => [e.node.id, e.node.policyEvaluation]));
+    for (const { appId } of [blocked, warned, exempt, clean]) {
+      expect(byId.get(appId)).toEqual(upper((await gate(appId)).body));
+    }
+    expect(byId.get(blocked.appId)).toMatchObject({ decision: "BLOCK" });
+    expect(byId.get(warned.appId)).toMatchObject({ decision: "WARN" });
+    expect(byId.get(exempt.appId)).toMatchObject({ decision: "WARN" });
+    expect(byId.get(clean.appId)).toMatchObject({ decision: "PASS", violations: [] });
+    // Policies and live vulnerabilities are read once for the whole list, not once per application.
+    expect(statements.filter((s) => /FROM "public"\."policies"/i.test(s))).toHaveLength(1);
+  });
+
+  it("needs policies:read, as the REST gate does", async () => {
+    await scannedApplication([finding("l1", "low")]);
+    const token = await t.token(["applications:read"]);
+    const res = await graphqlGate(token);
+    expect(codesOf(res)).toContain("FORBIDDEN");
+    expect(res.body.data).toBeNull();
+    const withScope = await graphqlGate(await t.token(["applications:read", "policies:read"]));
+    expect(withScope.body.errors).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
 // policy.violated from it when a scan completes, and the CI gate answers with it.
 import { requireScope } from "../../auth/scopes.ts";
 import type { Db, Tx } from "../../db/client.ts";
-import type { PolicyAction } from "../../generated/prisma/client.ts";
+import type { Policy, PolicyAction, Severity } from "../../generated/prisma/client.ts";
+import { isId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { atLeast } from "../validation.ts";
@@ -23,22 +24,18 @@ export interface PolicyEvaluation {
   violations: PolicyViolation[];
 }
 
-/** Evaluates every policy that applies to the application against its live vulnerabilities. */
-export async function evaluatePolicies(db: Db | Tx, applicationId: string): Promise<PolicyEvaluation> {
-  // Sequential on purpose: inside a transaction both queries share one connection.
-  const policies = await db.policy.findMany({
-    where: { OR: [{ allApplications: true }, { applicationIds: { has: applicationId } }] },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-  const vulnerabilities = await db.vulnerability.findMany({
-    where: { applicationId, status: { in: ["open", "in_progress"] } },
-    select: { id: true, severity: true },
-    orderBy: { id: "asc" },
-  });
+type ApplicablePolicy = Pick<Policy, "id" | "name" | "action" | "vulnerabilitySeverity" | "allApplications" | "applicationIds">;
+type LiveVulnerability = { id: string; severity: Severity };
 
+const appliesTo = (policy: ApplicablePolicy, applicationId: string) =>
+  policy.allApplications || policy.applicationIds.includes(applicationId);
+
+/** The verdict of the policies that apply to an application on its live (open, in_progress) vulnerabilities, ids ascending. */
+function judge(applicationId: string, policies: readonly ApplicablePolicy[], vulnerabilities: readonly LiveVulnerability[]): PolicyEvaluation {
   const violations: PolicyViolation[] = [];
   let allowMatches = false;
   for (const policy of policies) {
+    if (!appliesTo(policy, applicationId)) continue;
     const threshold = policy.vulnerabilitySeverity;
     const matching = vulnerabilities.filter((v) => !threshold || atLeast(v.severity, threshold)).map((v) => v.id);
     if (matching.length === 0) continue;
@@ -49,6 +46,48 @@ export async function evaluatePolicies(db: Db | Tx, applicationId: string): Prom
   const blocked = violations.some((v) => v.action === "block") && !allowMatches;
   const decision: Decision = blocked ? "block" : violations.length > 0 ? "warn" : "pass";
   return { applicationId, decision, violations };
+}
+
+const POLICY_ORDER = [{ createdAt: "asc" }, { id: "asc" }] as const;
+
+/** Evaluates every policy that applies to the application against its live vulnerabilities. */
+export async function evaluatePolicies(db: Db | Tx, applicationId: string): Promise<PolicyEvaluation> {
+  // Sequential on purpose: inside a transaction both queries share one connection.
+  const policies = await db.policy.findMany({
+    where: { OR: [{ allApplications: true }, { applicationIds: { has: applicationId } }] },
+    orderBy: [...POLICY_ORDER],
+  });
+  const vulnerabilities = await db.vulnerability.findMany({
+    where: { applicationId, status: { in: ["open", "in_progress"] } },
+    select: { id: true, severity: true },
+    orderBy: { id: "asc" },
+  });
+  return judge(applicationId, policies, vulnerabilities);
+}
+
+/**
+ * The same verdict for many applications in two statements whatever their number (GraphQL's
+ * Application.policyEvaluation under a list of applications), for applications the caller has
+ * read already (an id with no application is judged as one with no vulnerabilities).
+ */
+export async function getPolicyEvaluations(ctx: ServiceContext, applicationIds: readonly string[]): Promise<Map<string, PolicyEvaluation>> {
+  requireScope(ctx.actor, "policies:read");
+  const ids = applicationIds.filter(isId);
+  if (ids.length === 0) return new Map();
+  const [policies, vulnerabilities] = await Promise.all([
+    ctx.db.policy.findMany({
+      where: { OR: [{ allApplications: true }, { applicationIds: { hasSome: ids } }] },
+      orderBy: [...POLICY_ORDER],
+    }),
+    ctx.db.vulnerability.findMany({
+      where: { applicationId: { in: ids }, status: { in: ["open", "in_progress"] } },
+      select: { id: true, severity: true, applicationId: true },
+      orderBy: { id: "asc" },
+    }),
+  ]);
+  const live = new Map<string, LiveVulnerability[]>(ids.map((id) => [id, []]));
+  for (const v of vulnerabilities) live.get(v.applicationId)?.push(v);
+  return new Map(ids.map((id) => [id, judge(id, policies, live.get(id)!)]));
 }
 
 /** The CI gate: GET /applications/{id}/policy-evaluation. */

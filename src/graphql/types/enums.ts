@@ -2,7 +2,7 @@
 import { REPORT_FORMATS } from "../../domain/scans/scans.schemas.ts";
 import { builder } from "../builder.ts";
 
-function upperCaseEnum<const V extends string>(name: string, values: readonly V[]) {
+export function upperCaseEnum<const V extends string>(name: string, values: readonly V[]) {
   return builder.enumType(name, {
     values: Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v }])) as Record<string, { value: V }>,
   });

@@ -1,0 +1,110 @@
+import { useQuery } from "@urql/preact";
+import { useEffect, useState } from "preact/hooks";
+import { useCoalesced } from "../../coalesce.ts";
+import { graphql, type ResultOf, type VariablesOf } from "../../graphql.ts";
+import { useLiveSubscription, useReconnect } from "../../live.ts";
+import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
+
+const ApplicationDetails = graphql(`
+  query ApplicationDetails($id: ID!) {
+    application(id: $id) {
+      id
+      name
+      description
+      owner
+      criticality
+      language
+      repoUrl
+      serviceUrl
+      tags
+      policyEvaluation { decision violations { policyId policyName action vulnerabilityIds } }
+      vulnerabilityCounts {
+        unresolvedBySeverity { critical high medium low }
+        byStatus { open inProgress resolved accepted }
+      }
+    }
+  }
+`);
+
+const ApplicationScans = graphql(`
+  query ApplicationScans($id: ID!, $first: Int!) {
+    application(id: $id) {
+      id
+      scans(first: $first) {
+        totalCount
+        pageInfo { hasNextPage }
+        edges {
+          node {
+            id
+            scanType
+            status
+            triggeredBy
+            createdAt
+            startedAt
+            completedAt
+            summary { totalFindings critical high medium low }
+            source { kind tool toolVersion }
+            failure { reason }
+          }
+        }
+      }
+    }
+  }
+`);
+
+const ApplicationVulnerabilities = graphql(`
+  query ApplicationVulnerabilities($id: ID!, $filter: ApplicationVulnerabilityFilter, $first: Int!, $after: String) {
+    application(id: $id) {
+      id
+      vulnerabilities(filter: $filter, first: $first, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        edges {
+          node { id title severity status cwe cve cvssScore tool location scanType createdAt }
+        }
+      }
+    }
+  }
+`);
+
+export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["scans"]["edges"][number]["node"];
+export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
+
+/**
+ * The application's live state: its scanUpdated events, and a count of refreshes the queries below
+ * follow (a scan finished: findings, counts and gate changed; or the live connection came back).
+ */
+export function useApplicationLive(applicationId: string) {
+  const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
+  const [refreshes, setRefreshes] = useState(0);
+  const refresh = useCoalesced(() => setRefreshes((n) => n + 1), 200);
+  useLiveSubscription(ScanUpdated, { applicationId }, ({ scanUpdated }) => {
+    setEvents((known) => remember(known, scanUpdated));
+    if (scanUpdated.status !== "QUEUED") refresh();
+  });
+  useReconnect(() => setRefreshes((n) => n + 1));
+  return { events, refreshes };
+}
+
+/** A query refetched from the network on every refresh after the first render. */
+function useRefreshed<Q>(result: Q, refetch: (opts: { requestPolicy: "network-only" }) => void, refreshes: number): Q {
+  useEffect(() => {
+    if (refreshes > 0) refetch({ requestPolicy: "network-only" });
+  }, [refreshes]);
+  return result;
+}
+
+export function useApplicationDetails(id: string, refreshes: number) {
+  const [result, refetch] = useQuery({ query: ApplicationDetails, variables: { id } });
+  return useRefreshed(result, refetch, refreshes);
+}
+
+export function useApplicationScans(id: string, first: number, refreshes: number) {
+  const [result, refetch] = useQuery({ query: ApplicationScans, variables: { id, first } });
+  return useRefreshed(result, refetch, refreshes);
+}
+
+export function useApplicationVulnerabilities(id: string, filter: VulnerabilityFilter, first: number, after: string | null, refreshes: number) {
+  const [result, refetch] = useQuery({ query: ApplicationVulnerabilities, variables: { id, filter, first, after } });
+  return useRefreshed(result, refetch, refreshes);
+}

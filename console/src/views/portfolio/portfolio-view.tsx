@@ -1,0 +1,119 @@
+import { useState } from "preact/hooks";
+import { fromCombinedError } from "../../api-error.ts";
+import { Badge, SeverityCounts } from "../../components/badges.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Empty, Loading } from "../../components/states.tsx";
+import { DataTable } from "../../components/data-table.tsx";
+import { latestOf, type ScanEvent } from "../../scan-events.ts";
+import styles from "./portfolio-view.module.css";
+import { usePortfolioLive, usePortfolioPage, type PortfolioApplication } from "./use-portfolio.ts";
+
+const SCAN_TYPES = ["SAST", "DAST", "SCA", "CONTAINER"] as const;
+const COLUMNS = ["Application", "Owner", "Criticality", "Gate", "Open vulnerabilities", "Latest scans"];
+
+export function PortfolioView() {
+  const { events, refreshes } = usePortfolioLive();
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  // Latest event per application and scan type.
+  const latest = new Map<string, ScanEvent>();
+  for (const e of events.values()) {
+    const key = `${e.applicationId}:${e.scanType}`;
+    const known = latest.get(key);
+    if (!known || latestOf(known, e) !== known) latest.set(key, e);
+  }
+  return (
+    <>
+      <h1 tabIndex={-1}>Portfolio</h1>
+      {cursors.map((after, i) => (
+        <PortfolioPage
+          key={after ?? "first"}
+          after={after}
+          first={i === 0}
+          last={i === cursors.length - 1}
+          refreshes={refreshes}
+          latest={latest}
+          onMore={(cursor) => setCursors((c) => [...c, cursor])}
+        />
+      ))}
+    </>
+  );
+}
+
+interface PageProps {
+  after: string | null;
+  first: boolean;
+  last: boolean;
+  refreshes: number;
+  latest: ReadonlyMap<string, ScanEvent>;
+  onMore: (cursor: string) => void;
+}
+
+function PortfolioPage({ after, first, last, refreshes, latest, onMore }: PageProps) {
+  const result = usePortfolioPage(after, refreshes);
+  if (result.error && !result.data) return <ErrorNotice error={fromCombinedError(result.error)} />;
+  if (!result.data) return <Loading what="applications" />;
+  const { applications } = result.data;
+  if (first && applications.totalCount === 0) {
+    return <Empty>No applications yet. Create one with POST /applications or the createApplication mutation.</Empty>;
+  }
+  return (
+    <>
+      {result.error && <ErrorNotice error={fromCombinedError(result.error)} />}
+      {first && (
+        <p>
+          {applications.totalCount} application{applications.totalCount === 1 ? "" : "s"}, newest first.
+        </p>
+      )}
+      <DataTable label={first ? "Applications" : "More applications"} caption={first ? "Applications" : undefined} columns={COLUMNS}>
+        {applications.edges.map(({ node }) => (
+          <ApplicationRow key={node.id} app={node} latest={latest} />
+        ))}
+      </DataTable>
+      {last && applications.pageInfo.hasNextPage && applications.pageInfo.endCursor && (
+        <button type="button" class="secondary" onClick={() => onMore(applications.pageInfo.endCursor!)}>
+          Show more applications
+        </button>
+      )}
+    </>
+  );
+}
+
+function ApplicationRow({ app, latest }: { app: PortfolioApplication; latest: ReadonlyMap<string, ScanEvent> }) {
+  const scans = SCAN_TYPES.flatMap((type) => {
+    const scan = latestOf(
+      app.latestScans.find((s) => s.scanType === type),
+      latest.get(`${app.id}:${type}`),
+    );
+    return scan ? [scan] : [];
+  });
+  return (
+    <tr>
+      <th scope="row">
+        <a href={`/console/applications/${app.id}`}>{app.name}</a>
+      </th>
+      <td>{app.owner ?? "—"}</td>
+      <td>
+        <Badge kind="criticality" value={app.criticality} />
+      </td>
+      <td>
+        <Badge kind="decision" value={app.policyEvaluation.decision} />
+      </td>
+      <td>
+        <SeverityCounts counts={app.vulnerabilityCounts.unresolvedBySeverity} />
+      </td>
+      <td>
+        {scans.length === 0 ? (
+          <span class={styles.none}>never scanned</span>
+        ) : (
+          <ul class={styles.scans}>
+            {scans.map((s) => (
+              <li key={s.scanType}>
+                {s.scanType.toLowerCase()} <Badge kind="status" value={s.status} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,243 @@
+// The console's journeys in a real Chromium against a real service, by accessible role and name:
+// sign-in, the portfolio, live scans, filters and paging, a report upload, a refused token, a
+// dropped connection.
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { mintToken } from "../../src/auth/mint-token.ts";
+import { launchBrowser, openPage, type ConsolePage } from "../helpers/browser.ts";
+import { ROOT } from "../helpers/service-process.ts";
+import { startTcpProxy } from "../helpers/tcp-proxy.ts";
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+let browser: Browser;
+const opened: ConsolePage[] = [];
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "1200" }), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+afterEach(async () => {
+  for (const p of opened.splice(0)) {
+    expect(p.foreignRequests).toEqual([]);
+    expect(p.problems).toEqual([]);
+    await p.context.close();
+  }
+});
+
+let n = 0;
+async function createApplication(body: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
+  const res = await t.request("POST", "/applications", { body: { name: `journey-app-${++n}-${Date.now()}`, owner: "team-journeys", criticality: "high", ...body } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function scanned(appId: string, types: string[]) {
+  for (const scanType of types) expect((await t.request("POST", `/applications/${appId}/scans`, { body: { scanType } })).status).toBe(202);
+  while ((await t.app.scanRunner.runOnce()) > 0);
+}
+
+/** A page signed in through the development link (the token in the fragment), at `path`. */
+async function signedIn(pathname = "/", origin = t.baseUrl): Promise<Page> {
+  const p = await openPage(browser, origin);
+  opened.push(p);
+  await p.page.goto(`${origin}/#token=${await t.token()}`);
+  await p.page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+  if (pathname !== "/") {
+    await p.page.evaluate((to) => {
+      history.pushState(null, "", to);
+      dispatchEvent(new PopStateEvent("popstate"));
+    }, pathname);
+  }
+  return p.page;
+}
+
+describe("the console", () => {
+  it("signs in with a pasted token, keeps it for the tab only, and lists the applications made through the API", async () => {
+    const apps = [await createApplication({ owner: "team-a" }), await createApplication({ owner: "team-b", criticality: "low" })];
+    const p = await openPage(browser, t.baseUrl);
+    opened.push(p);
+    const { page } = p;
+    await page.goto(t.baseUrl + "/");
+    await page.getByRole("heading", { name: "Sign in to the AppSec console" }).waitFor();
+
+    await page.getByLabel("Access token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const refused = page.getByRole("alert");
+    await refused.getByText("Unauthorized (401)").waitFor();
+
+    const token = await t.token();
+    await page.getByLabel("Access token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Portfolio", level: 1 }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBe(token);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    const table = page.getByRole("table", { name: "Applications" });
+    for (const app of apps) {
+      const row = table.getByRole("row", { name: new RegExp(app.name) });
+      await row.waitFor();
+      expect(await row.getByRole("cell").allInnerTexts()).toEqual([
+        app === apps[0] ? "team-a" : "team-b",
+        app === apps[0] ? "high" : "low",
+        "pass",
+        "0 critical\n0 high\n0 medium\n0 low",
+        "never scanned",
+      ].map((s) => expect.stringContaining(s.split("\n")[0]!)));
+    }
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to the AppSec console" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBeNull();
+  });
+
+  it("takes the development link's token from the fragment and removes it from the address", async () => {
+    const p = await openPage(browser, t.baseUrl);
+    opened.push(p);
+    const served: string[] = [];
+    p.page.on("request", (r) => served.push(r.url()));
+    await p.page.goto(`${t.baseUrl}/#token=${await t.token()}`);
+    await p.page.getByRole("heading", { name: "Portfolio", level: 1 }).waitFor();
+    expect(p.page.url()).toBe(`${t.baseUrl}/`);
+    expect(served.some((url) => url.includes("token="))).toBe(false);
+  });
+
+  it("shows a scan triggered through REST by another client as running, then completed, within 1 s of each commit, without reload", async () => {
+    const app = await createApplication();
+    const page = await signedIn(`/console/applications/${app.id}`);
+    await page.getByText("No scans yet").waitFor();
+    // Each status a scan row shows, and when it was painted (wall clock, as the database's).
+    await page.evaluate(() => {
+      const w = window as unknown as { seen: { id: string; status: string; at: number }[]; notReloaded: boolean };
+      w.notReloaded = true;
+      w.seen = [];
+      const last = new Map<string, string>();
+      new MutationObserver(() => {
+        for (const row of document.querySelectorAll<HTMLElement>("[data-scan-id]")) {
+          const status = row.querySelector("td")?.textContent ?? "";
+          if (last.get(row.dataset.scanId!) !== status) {
+            last.set(row.dataset.scanId!, status);
+            w.seen.push({ id: row.dataset.scanId!, status, at: Date.now() });
+          }
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+
+    const scan = (await t.request("POST", `/applications/${app.id}/scans`, { body: { scanType: "sast" } })).body;
+    await t.app.scanRunner.runOnce();
+    const row = page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sast/ });
+    await row.getByText("completed").waitFor({ timeout: 1000 });
+    const stored = await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan.id } });
+    const seen = await page.evaluate(() => (window as unknown as { seen: { id: string; status: string; at: number }[] }).seen);
+    const running = seen.find((s) => s.id === scan.id && s.status === "running");
+    const completed = seen.find((s) => s.id === scan.id && s.status === "completed");
+    expect(running).toBeDefined();
+    expect(completed).toBeDefined();
+    expect(running!.at - stored.startedAt!.getTime()).toBeLessThan(1000);
+    expect(completed!.at - stored.completedAt!.getTime()).toBeLessThan(1000);
+    expect(running!.at).toBeLessThan(completed!.at);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    // Its findings and the counts came with it.
+    await page.getByText(/^Showing 1–/).waitFor();
+  });
+
+  it("filters the vulnerabilities by severity and status (kept in the address) and pages through them", async () => {
+    const app = await createApplication();
+    await scanned(app.id, ["sast", "sca", "container"]);
+    const all = (await t.request("GET", `/applications/${app.id}/vulnerabilities?limit=500`)).body as { severity: string }[];
+    expect(all.length).toBeGreaterThan(20);
+    const page = await signedIn(`/console/applications/${app.id}`);
+    const table = page.getByRole("table", { name: /Vulnerabilities/ });
+
+    await page.getByText(`Showing 1–20 of ${all.length}`).waitFor();
+    expect(await table.getByRole("row").count()).toBe(21);
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByText(`Showing 21–${Math.min(40, all.length)} of ${all.length}`).waitFor();
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await page.getByText(`Showing 1–20 of ${all.length}`).waitFor();
+
+    const critical = all.filter((v) => v.severity === "critical").length;
+    expect(critical).toBeGreaterThan(0);
+    await page.getByLabel("Severity").selectOption("CRITICAL");
+    await page.getByText(`Showing 1–${Math.min(20, critical)} of ${critical}`).waitFor();
+    expect(new URL(page.url()).searchParams.get("severity")).toBe("CRITICAL");
+    const severities = await table.getByRole("row").locator("td:nth-child(2)").allInnerTexts();
+    expect(new Set(severities)).toEqual(new Set(["critical"]));
+
+    await page.getByLabel("Status").selectOption("RESOLVED");
+    await page.getByText("No vulnerabilities match these filters.").waitFor();
+    await page.reload();
+    await page.getByText("No vulnerabilities match these filters.").waitFor();
+    expect(await page.getByLabel("Status").inputValue()).toBe("RESOLVED");
+  });
+
+  it("uploads a SARIF report chosen with the file picker and shows its findings; a refused report shows the API's reasons", async () => {
+    const app = await createApplication();
+    const page = await signedIn(`/console/applications/${app.id}`);
+    await page.getByText("No scans yet").waitFor();
+
+    await page.getByLabel("Scanner report", { exact: true }).setInputFiles(path.join(ROOT, "test/fixtures/console/console-fixture.sarif"));
+    await page.getByRole("button", { name: "Upload report" }).click();
+    await page.getByText("Report accepted: a sast scan by ConsoleFixtureScanner was recorded.").waitFor();
+    const vulnerabilities = page.getByRole("table", { name: /Vulnerabilities/ });
+    for (const title of ["SQL query built from request parameters", "Request parameter written into HTML unescaped", "MD5 used to hash passwords"]) {
+      await vulnerabilities.getByRole("row", { name: new RegExp(title) }).waitFor();
+    }
+    const sql = vulnerabilities.getByRole("row", { name: /SQL query built/ });
+    expect(await sql.innerText()).toMatch(/critical[\s\S]*open[\s\S]*9\.1[\s\S]*CWE-89[\s\S]*ConsoleFixtureScanner[\s\S]*src\/orders\/repository\.js:42/);
+    await page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sast/ }).getByText("ConsoleFixtureScanner 1.0.0").waitFor();
+
+    await page.getByLabel("Scanner report", { exact: true }).setInputFiles({ name: "broken.sarif", mimeType: "application/json", buffer: Buffer.from('{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}') });
+    await page.getByRole("button", { name: "Upload report" }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText("Validation failed (400)").waitFor();
+    expect(await alert.innerText()).toContain("/runs/0/tool/driver");
+  });
+
+  it("shows a refused trigger as the API states it (a conflicting scan)", async () => {
+    const app = await createApplication();
+    expect((await t.request("POST", `/applications/${app.id}/scans`, { body: { scanType: "dast" } })).status).toBe(202);
+    const page = await signedIn(`/console/applications/${app.id}`);
+    await page.getByLabel("Scan type").selectOption("DAST");
+    await page.getByRole("button", { name: "Trigger scan" }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText("Conflict").waitFor();
+    expect(await alert.innerText()).toContain("A dast scan is already queued or running for this application");
+    while ((await t.app.scanRunner.runOnce()) > 0);
+  });
+
+  it("returns to sign-in, saying why, when the service refuses the session's token (expired)", async () => {
+    const page = await signedIn("/");
+    const expired = await mintToken({ secret: TEST_JWT_SECRET, sub: "tester", scopes: ["admin"], expiresIn: Math.floor(Date.now() / 1000) - 120 });
+    await page.evaluate((token) => sessionStorage.setItem("appsec.console.token", token), expired);
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in to the AppSec console" }).waitFor();
+    await page.getByRole("alert").getByText(/Your session ended: .+/).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBeNull();
+  });
+
+  it("reconnects after the connection drops and refetches what happened meanwhile, without reload", async () => {
+    const proxy = await startTcpProxy(new URL(t.baseUrl).port as unknown as number);
+    try {
+      const app = await createApplication();
+      const page = await signedIn(`/console/applications/${app.id}`, proxy.url);
+      await page.getByText("No scans yet").waitFor();
+      await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+      proxy.cut();
+      await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
+      await scanned(app.id, ["sca"]); // while the page cannot hear
+      proxy.restore();
+
+      await page.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: 15_000 });
+      await page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sca/ }).getByText("completed").waitFor();
+      await page.getByText(/^Showing 1–/).waitFor();
+      expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
