@@ -15,11 +15,14 @@ import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
-import { attachGraphqlWs } from "./graphql/ws.ts";
+import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
 import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
+import { LiveStreams } from "./http/live-streams.ts";
+import { trackConnections } from "./http/server-connections.ts";
+import { shutDownGracefully } from "./graceful-shutdown.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
@@ -40,7 +43,6 @@ import { closeReportReaders } from "./scans/reports/read-report-off-thread.ts";
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
-const SHUTDOWN_GRACE_MS = 5000;
 
 /** Something that works in the background (scan runner, delivery dispatcher). */
 export interface BackgroundWorker {
@@ -79,7 +81,11 @@ export interface App {
   /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
   attachGraphqlWs(server: http.Server): void;
   scanRunner: ScanRunner;
-  close(): Promise<void>;
+  /**
+   * Shuts down in the order load balancers expect (graceful-shutdown.ts): not ready at once, still
+   * serving for SHUTDOWN_DRAIN_MS, then in-flight requests get SHUTDOWN_GRACE_MS. `signal` is logged.
+   */
+  close(signal?: string): Promise<void>;
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -114,8 +120,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
   ];
+  let stopping = false;
   const routes: RouteDefinition[] = [
-    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
+    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi, stopping: () => stopping }),
     ...apiRoutes,
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
@@ -137,7 +144,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: requestLog,
     settings,
   });
-  const closeGraphqlWs: Array<() => Promise<void>> = [];
+  const graphqlWs: GraphqlWsServer[] = [];
+  const liveStreams = new LiveStreams();
 
   const { koa, router } = createHttpApp({
     log,
@@ -147,9 +155,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
-    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
+    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, liveStreams })],
   });
   const server = http.createServer(koa.callback());
+  const connections = trackConnections(server);
   refuseConnect(server);
   answerClientErrors(server);
   const workers: BackgroundWorker[] = [];
@@ -164,6 +173,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
+  let closing: Promise<void> | undefined;
   return {
     config,
     log,
@@ -179,7 +189,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     events,
     webhookSecrets,
     attachGraphqlWs(target) {
-      closeGraphqlWs.push(
+      graphqlWs.push(
         attachGraphqlWs(target, {
           yoga,
           verifyToken,
@@ -188,20 +198,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
         }),
       );
     },
-    async close() {
-      // Stop accepting at once; in-flight requests finish while the workers hand back their
-      // leases. Long-lived streams (SSE subscriptions) are cut after a grace period.
-      const drained = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      server.closeIdleConnections();
-      const cutStreams = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      await Promise.all(workers.map((w) => w.stop()));
-      await Promise.all(closeGraphqlWs.map((close) => close()));
-      await feed.close();
-      await redis?.quit().catch(() => redis.disconnect());
-      await drained;
-      clearTimeout(cutStreams);
-      await closeReportReaders();
-      await db.close();
+    close(signal) {
+      stopping = true;
+      closing ??= shutDownGracefully(
+        {
+          log,
+          drainMs: config.SHUTDOWN_DRAIN_MS,
+          graceMs: config.SHUTDOWN_GRACE_MS,
+          server,
+          connections,
+          workers,
+          graphqlWs,
+          liveStreams,
+          abandonRequests: () => db.endConnectionsInUse(),
+          async release() {
+            await feed.close();
+            await redis?.quit().catch(() => redis.disconnect());
+            await closeReportReaders();
+            await db.close();
+          },
+        },
+        signal,
+      );
+      return closing;
     },
   };
 }

@@ -13,7 +13,8 @@ const MAIN = path.join(ROOT, "dist/main.js");
 /** The Node flags package.json's start script gives the service (its heap ceiling). */
 export const START_FLAGS: readonly string[] = (() => {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
-  const flags = /^node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
+  // `exec node …`: the shell gives way to node, so the signals npm forwards reach it.
+  const flags = /^exec node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
   if (flags === undefined) throw new Error(`cannot read the Node flags of the start script "${scripts.start}"`);
   return flags.split(/\s+/).filter(Boolean);
 })();
