@@ -35,11 +35,7 @@ export function trackConnections(server: http.Server): ServerConnections {
   server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
     responses.add(res);
     if (closing) res.shouldKeepAlive = false; // Node then writes `Connection: close` and ends the socket after it
-    res.once("close", () => {
-      responses.delete(res);
-      // A response whose headers went out before closing began left its connection open: now idle.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+    res.once("close", () => responses.delete(res));
   });
 
   return {
@@ -48,7 +44,16 @@ export function trackConnections(server: http.Server): ServerConnections {
     },
     closeAfterResponses() {
       closing = true;
-      for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const res of responses) {
+        if (!res.headersSent) res.shouldKeepAlive = false;
+        else {
+          // Its headers promised keep-alive: end the connection once this response is over.
+          const socket = res.socket;
+          res.once("close", () => socket?.end());
+        }
+      }
+      // Once only: Node counts a connection that has not yet sent its request as idle too, and
+      // requests keep coming while the service drains.
       server.closeIdleConnections();
     },
     allClosed() {
