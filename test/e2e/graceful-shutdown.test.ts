@@ -275,6 +275,7 @@ it("cuts a request still running when the grace period is over, and nothing of i
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   onCleanup(() => holder.end());
+  const holderPid = (await holder.query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number;
   await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [applicationId]);
   const upload = slowUpload(service.baseUrl, applicationId, sarifReport(5), { pieces: 1, go: Promise.resolve(), everyMs: 0 });
   await eventually(async () => {
@@ -295,7 +296,7 @@ it("cuts a request still running when the grace period is over, and nothing of i
   // Once the lock is free the abandoned transaction finds its connection gone and rolls back.
   await holder.query("SELECT pg_advisory_unlock_all()");
   const others = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1)";
-  await eventually(async () => (await db.query(others, [holder.processID])).rows[0].n === 0);
+  await eventually(async () => (await db.query(others, [holderPid])).rows[0].n === 0);
   expect((await db.query("SELECT count(*)::int AS n FROM scans WHERE application_id = $1", [applicationId])).rows[0].n).toBe(0);
   expect((await db.query("SELECT count(*)::int AS n FROM events WHERE application_id = $1", [applicationId])).rows[0].n).toBe(0);
 }, 60_000);
