@@ -81,18 +81,21 @@ function nodeOf(npm: ServiceProcess): number {
 
 // --- clients ---
 
-/** A GET on a new connection (no pooled keep-alive socket the server may just have closed). */
-function freshGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; connection?: string; body: string }> {
+/** A request on a new connection (no pooled keep-alive socket the server may just have closed). */
+function freshRequest(method: string, url: string, headers: Record<string, string> = {}): Promise<{ status: number; connection?: string; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent: false, headers }, (res) => {
+      .request(url, { method, agent: false, headers }, (res) => {
         let body = "";
         res.on("data", (chunk) => (body += chunk));
         res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
       })
-      .on("error", reject);
+      .on("error", reject)
+      .end();
   });
 }
+
+const freshGet = (url: string, headers: Record<string, string> = {}) => freshRequest("GET", url, headers);
 
 /** A SARIF log of `results` distinct findings. */
 function sarifReport(results: number): Buffer {
@@ -265,40 +268,56 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
   expect(processGroup(service.child.pid!)).toEqual([]);
 }, 60_000);
 
-it("cuts a request still running when the grace period is over, and nothing of it is written", async () => {
+it("cuts the requests still running when the grace period is over, and nothing of them is written", async () => {
   const service = await startServiceProcess({ env: serviceEnv({ SHUTDOWN_GRACE_MS: "1000" }) });
   onCleanup(() => service.child.kill("SIGKILL"));
-  const applicationId = await createApplication(service.baseUrl, "cut");
+  const uploadedTo = await createApplication(service.baseUrl, "upload-cut");
+  const deleted = await createApplication(service.baseUrl, "delete-cut");
+  const policy = await fetch(`${service.baseUrl}/policies`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ name: "targets-delete-cut", action: "block", conditions: { applicationIds: [deleted] } }),
+  });
+  const policyId = ((await policy.json()) as { id: string }).id;
 
-  // Completing a scan of an application takes its lock: held here, the upload's transaction writes
-  // its scan and scan.started, then waits.
+  // Two requests whose transactions write, then wait for locks held here: an upload (its scan and
+  // scan.started written, it waits for the lock completing a scan of its application takes) and an
+  // application's deletion (the application deleted, it waits to take its id out of the policy).
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   onCleanup(() => holder.end());
   const holderPid = (await holder.query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number;
-  await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [applicationId]);
-  const upload = slowUpload(service.baseUrl, applicationId, sarifReport(5), { pieces: 1, go: Promise.resolve(), everyMs: 0 });
-  await eventually(async () => {
-    const { rowCount } = await db.query(
-      `SELECT 1 FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
-        WHERE a.datname = current_database() AND a.wait_event = 'advisory' AND l.relation = 'scans'::regclass AND l.mode = 'RowExclusiveLock'`,
-    );
-    return rowCount === 1;
-  });
+  await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [uploadedTo]);
+  await holder.query("BEGIN");
+  await holder.query("SELECT 1 FROM policies WHERE id = $1 FOR UPDATE", [policyId]);
+  const upload = slowUpload(service.baseUrl, uploadedTo, sarifReport(5), { pieces: 1, go: Promise.resolve(), everyMs: 0 });
+  const deletion = freshRequest("DELETE", `${service.baseUrl}/applications/${deleted}`, auth);
+  const waitingAfterWriting = `
+    SELECT c.relname FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid JOIN pg_class c ON c.oid = l.relation
+     WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' AND l.mode = 'RowExclusiveLock' AND c.relname IN ('scans', 'applications')
+     ORDER BY c.relname`;
+  await eventually(async () => (await db.query(waitingAfterWriting)).rows.length === 2);
+  expect((await db.query(waitingAfterWriting)).rows).toEqual([{ relname: "applications" }, { relname: "scans" }]);
 
   const signalled = Date.now();
   service.child.kill("SIGTERM");
-  expect(await upload.answer).toEqual({ error: "ECONNRESET" }); // the connection was cut: no answer
-  expect(await service.exited).toBe(0);
+  expect(await upload.answer).toEqual({ error: "ECONNRESET" }); // cut: no answer
+  await expect(deletion).rejects.toMatchObject({ code: "ECONNRESET" });
+  expect(await untilLogged(service, /^grace period over/)).toMatchObject({ requests: 2, graceMs: 1000 });
   expect(Date.now() - signalled).toBeGreaterThanOrEqual(1000);
-  expect(logged(service, /^grace period over/)).toEqual([expect.objectContaining({ requests: 1, graceMs: 1000 })]);
-
-  // Once the lock is free the abandoned transaction finds its connection gone and rolls back.
+  // The locks are free at once: had the cut requests kept their database connections, their
+  // transactions would now commit with nobody to answer. They find them gone and roll back.
+  await holder.query("ROLLBACK");
   await holder.query("SELECT pg_advisory_unlock_all()");
+  expect(await service.exited).toBe(0);
   const others = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1)";
   await eventually(async () => (await db.query(others, [holderPid])).rows[0].n === 0);
-  expect((await db.query("SELECT count(*)::int AS n FROM scans WHERE application_id = $1", [applicationId])).rows[0].n).toBe(0);
-  expect((await db.query("SELECT count(*)::int AS n FROM events WHERE application_id = $1", [applicationId])).rows[0].n).toBe(0);
+
+  const count = async (sql: string, id: string) => (await db.query(sql, [id])).rows[0].n as number;
+  expect(await count("SELECT count(*)::int AS n FROM scans WHERE application_id = $1", uploadedTo)).toBe(0);
+  expect(await count("SELECT count(*)::int AS n FROM events WHERE application_id = $1", uploadedTo)).toBe(0);
+  expect(await count("SELECT count(*)::int AS n FROM applications WHERE id = $1", deleted)).toBe(1);
+  expect(await count("SELECT count(*)::int AS n FROM policies WHERE $1 = ANY(application_ids)", deleted)).toBe(1);
 }, 60_000);
 
 it("counts Ctrl-C once though it reaches node twice (from the terminal and through npm); a second signal exits at once", async () => {
