@@ -172,7 +172,7 @@ const SHUTDOWN_STEPS = [
 ];
 
 it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads finish, live clients told to go, leases free at once, exit 0, no process left", async () => {
-  const service = await startWithNpm({ env: serviceEnv({ SHUTDOWN_DRAIN_MS: "1000", SHUTDOWN_GRACE_MS: "20000", SCAN_DURATION_MS: "600000", SCAN_LEASE_MS: "600000" }) });
+  const service = await startWithNpm({ env: serviceEnv({ SHUTDOWN_DRAIN_MS: "2000", SHUTDOWN_GRACE_MS: "20000", SCAN_DURATION_MS: "600000", SCAN_LEASE_MS: "600000" }) });
   onCleanup(() => killGroup(service));
   const node = nodeOf(service);
   const applicationId = await createApplication(service.baseUrl, "drained");
@@ -228,7 +228,7 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
   onCleanup(() => other.close());
   const signalled = Date.now();
   process.kill(service.child.pid!, "SIGTERM");
-  expect(await untilLogged(service, /^shutting down/)).toMatchObject({ signal: "SIGTERM", drainMs: 1000, graceMs: 20000 });
+  expect(await untilLogged(service, /^shutting down/)).toMatchObject({ signal: "SIGTERM", drainMs: 2000, graceMs: 20000 });
 
   // Draining: not ready, but still serving, and every answer closes its connection.
   expect(await freshGet(`${service.baseUrl}/readyz`)).toMatchObject({ status: 503, connection: "close", body: JSON.stringify({ status: "shutting down" }) });
@@ -246,7 +246,7 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
 
   // The drain is over: no new connection; the upload and the SSE stream were in flight then.
   expect((await untilLogged(service, /^stopped accepting connections/)).inFlight).toBe(2);
-  expect(Date.now() - signalled).toBeGreaterThanOrEqual(1000);
+  expect(Date.now() - signalled).toBeGreaterThanOrEqual(2000);
   await expect(freshGet(`${service.baseUrl}/healthz`)).rejects.toMatchObject({ code: "ECONNREFUSED" });
   listenerClosed();
 
