@@ -15,6 +15,7 @@ import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
+import { shutDownGracefully } from "./graceful-shutdown.ts";
 import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
@@ -22,7 +23,6 @@ import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { LiveStreams } from "./http/live-streams.ts";
 import { trackConnections } from "./http/server-connections.ts";
-import { shutDownGracefully } from "./graceful-shutdown.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
