@@ -15,13 +15,16 @@ import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
 import type { EventBus } from "./events/pubsub.ts";
-import { attachGraphqlWs } from "./graphql/ws.ts";
+import { shutDownGracefully } from "./graceful-shutdown.ts";
+import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { graphiqlAssets } from "./graphql/graphiql.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
 import { consoleMiddleware } from "./http/console.ts";
 import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
+import { LiveStreams } from "./http/live-streams.ts";
+import { trackConnections } from "./http/server-connections.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
@@ -42,7 +45,6 @@ import { closeReportReaders } from "./scans/reports/read-report-off-thread.ts";
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
-const SHUTDOWN_GRACE_MS = 5000;
 
 /** Something that works in the background (scan runner, delivery dispatcher). */
 export interface BackgroundWorker {
@@ -83,7 +85,11 @@ export interface App {
   /** Serves graphql-ws on `server`'s /graphql path (main.ts and the tests call it with app.server). */
   attachGraphqlWs(server: http.Server): void;
   scanRunner: ScanRunner;
-  close(): Promise<void>;
+  /**
+   * Shuts down in the order load balancers expect (graceful-shutdown.ts): not ready at once, still
+   * serving for SHUTDOWN_DRAIN_MS, then in-flight requests get SHUTDOWN_GRACE_MS. `signal` is logged.
+   */
+  close(signal?: string): Promise<void>;
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -136,8 +142,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
   ];
+  let stopping = false;
   const routes: RouteDefinition[] = [
-    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
+    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi, stopping: () => stopping }),
     ...apiRoutes,
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
@@ -159,7 +166,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: requestLog,
     settings,
   });
-  const closeGraphqlWs: Array<() => Promise<void>> = [];
+  const graphqlWs: GraphqlWsServer[] = [];
+  const liveStreams = new LiveStreams();
 
   const { koa, router } = createHttpApp({
     log,
@@ -170,12 +178,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
     before: [
-      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production }),
+      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, liveStreams }),
       ...(production ? [] : [graphiqlAssets()]),
       consoleMiddleware(),
     ],
   });
   const server = http.createServer(koa.callback());
+  const connections = trackConnections(server);
   refuseConnect(server);
   answerClientErrors(server);
   const workers: BackgroundWorker[] = [];
@@ -190,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
+  let closing: Promise<void> | undefined;
   return {
     config,
     log,
@@ -205,7 +215,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     events,
     webhookSecrets,
     attachGraphqlWs(target) {
-      closeGraphqlWs.push(
+      graphqlWs.push(
         attachGraphqlWs(target, {
           yoga,
           verifyToken,
@@ -214,20 +224,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
         }),
       );
     },
-    async close() {
-      // Stop accepting at once; in-flight requests finish while the workers hand back their
-      // leases. Long-lived streams (SSE subscriptions) are cut after a grace period.
-      const drained = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      server.closeIdleConnections();
-      const cutStreams = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      await Promise.all(workers.map((w) => w.stop()));
-      await Promise.all(closeGraphqlWs.map((close) => close()));
-      await feed.close();
-      await redis?.quit().catch(() => redis.disconnect());
-      await drained;
-      clearTimeout(cutStreams);
-      await closeReportReaders();
-      await db.close();
+    close(signal) {
+      stopping = true;
+      closing ??= shutDownGracefully(
+        {
+          log,
+          drainMs: config.SHUTDOWN_DRAIN_MS,
+          graceMs: config.SHUTDOWN_GRACE_MS,
+          server,
+          connections,
+          workers,
+          graphqlWs,
+          liveStreams,
+          abandonRequests: () => db.endConnectionsInUse(),
+          async release() {
+            await feed.close();
+            await redis?.quit().catch(() => redis.disconnect());
+            await closeReportReaders();
+            await db.close();
+          },
+        },
+        signal,
+      );
+      return closing;
     },
   };
 }

@@ -99,6 +99,10 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served (load balancers notice). */
+  SHUTDOWN_DRAIN_MS: int(0, 600_000).default(0),
+  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000),
 });
 
 export type Config = Readonly<z.infer<typeof envSchema>>;

@@ -1,5 +1,6 @@
 // Process entry: config → database (embedded when no DATABASE_URL) → migrations → app → listen
-// → background workers; SIGTERM/SIGINT stop taking work, finish in-flight requests, then exit.
+// → background workers; SIGTERM/SIGINT shut down gracefully (App.close), then exit 0; a second
+// signal exits at once.
 import path from "node:path";
 import { buildApp } from "./app.ts";
 import { mintToken } from "./auth/mint-token.ts";
@@ -10,6 +11,7 @@ import { migrate } from "./db/migrate.ts";
 import { loadOrCreateDevJwtSecret, loadOrCreateDevWebhookKey } from "./dev-keys.ts";
 import { UnopenableSecrets } from "./domain/webhooks/reseal-secrets.ts";
 import { createLogger } from "./log.ts";
+import { onStopSignals } from "./stop-signals.ts";
 
 const DATA_DIR = path.resolve(".data");
 
@@ -78,19 +80,32 @@ async function main() {
   }
   console.error(lines.join("\n"));
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 25_000);
-    force.unref();
-    await app.close();
-    await embedded?.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Past the drain and the grace period, releasing what is left takes milliseconds: a shutdown
+  // still running 10 s later is stuck, and exits rather than wait for the supervisor's SIGKILL.
+  const overrunMs = config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 10_000;
+  onStopSignals({
+    graceful(signal) {
+      setTimeout(() => {
+        log.error({ overrunMs }, "shutdown overran its time: exiting");
+        process.exit(1);
+      }, overrunMs).unref();
+      app
+        .close(signal)
+        .then(() => embedded?.stop())
+        .then(
+          () => process.exit(0),
+          (err: unknown) => {
+            log.error({ err }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+    },
+    immediate(signal, exitCode) {
+      log.warn({ signal, exitCode }, "second signal: exiting at once");
+      embedded?.stopNow();
+      process.exit(exitCode);
+    },
+  });
 }
 
 main().catch((err) => {

@@ -17,7 +17,20 @@ export interface Database {
    * the API's load from holding up deliveries, and the other way round.
    */
   queuePool: pg.Pool;
+  /**
+   * Ends the connections in use right now (requests still running when the shutdown's grace period
+   * is over): Postgres rolls back the transaction each had open, so none of them is half-written.
+   */
+  endConnectionsInUse(): void;
   close(): Promise<void>;
+}
+
+/** The clients `pool` has lent out and not yet taken back. */
+function clientsInUse(pool: pg.Pool): Set<pg.PoolClient> {
+  const inUse = new Set<pg.PoolClient>();
+  pool.on("acquire", (client) => inUse.add(client));
+  pool.on("release", (_err: Error | undefined, client: pg.PoolClient) => inUse.delete(client));
+  return inUse;
 }
 
 const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry schedule
@@ -29,10 +42,15 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
   pool.on("error", () => {});
   queuePool.on("error", () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const inUse = [clientsInUse(pool), clientsInUse(queuePool)];
   return {
     prisma,
     pool,
     queuePool,
+    endConnectionsInUse() {
+      // pg ends a client busy with a query by destroying its socket, so this never waits on that query.
+      for (const client of inUse.flatMap((clients) => [...clients])) client.end().catch(() => {});
+    },
     async close() {
       await prisma.$disconnect();
       await Promise.all([pool.end(), queuePool.end()]);

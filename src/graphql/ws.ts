@@ -2,7 +2,7 @@
 // `yoga.getEnveloped`, so they get the same plugins (limits, error masking) and context as HTTP.
 // Auth: the bearer token travels in connection_init; a missing or bad one, or its expiry while the
 // socket is open, closes the socket with 4403 (graphql-ws's Forbidden). A client that stops reading
-// is closed with 1008 (stalled-sockets.ts).
+// is closed with 1008 (stalled-sockets.ts). At shutdown every socket is closed with 1001 (going away).
 import type http from "node:http";
 import { GraphQLError } from "graphql";
 import { CloseCode } from "graphql-ws";
@@ -33,8 +33,15 @@ function bearerOf(payload: Record<string, unknown> | undefined): string | undefi
   return typeof value === "string" ? value : undefined;
 }
 
-/** Attaches graphql-ws to `server`; returns a function that closes every socket. */
-export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () => Promise<void> {
+export interface GraphqlWsServer {
+  /** Sockets open now. */
+  readonly connections: number;
+  /** Closes every socket with 1001 "Going away", so clients reconnect (elsewhere); resolves once all are closed. */
+  close(): Promise<void>;
+}
+
+/** Attaches graphql-ws to `server`. */
+export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): GraphqlWsServer {
   // Messages are read whole before anyone is authenticated: the HTTP body ceiling holds here too.
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   const states = new WeakMap<object, ConnectionState>();
@@ -82,8 +89,13 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): () =>
     wss,
   );
 
-  return async () => {
-    await disposable.dispose();
+  return {
+    get connections() {
+      return wss.clients.size;
+    },
+    async close() {
+      await disposable.dispose();
+    },
   };
 }
 

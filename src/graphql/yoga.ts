@@ -9,6 +9,7 @@ import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
 import { hasBody, readBodyText } from "../http/json-body.ts";
+import type { LiveStreams } from "../http/live-streams.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
 import { GRAPHIQL_CSP } from "../http/middleware/security-headers.ts";
 import type { Logger } from "../log.ts";
@@ -87,7 +88,7 @@ function requestHeaders(ctx: Koa.Context): [string, string][] {
 export function graphqlMiddleware(
   yoga: GraphQLYoga,
   serviceContext: (ctx: Koa.Context) => ServiceContext,
-  options: { graphiql: boolean },
+  options: { graphiql: boolean; liveStreams: LiveStreams },
 ): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== GRAPHQL_PATH) return next();
@@ -130,14 +131,19 @@ export function graphqlMiddleware(
     stream.on("error", (err) => ctx.state.log.debug({ err }, "GraphQL response stream ended with an error"));
     ctx.body = stream;
     if (ctx.state.actor && contentType.startsWith("text/event-stream")) {
-      // Like a graphql-ws socket, an event stream ends when the token that opened it expires; ending
-      // the source also ends the subscription behind it.
-      const cancel = onTokenExpiry(ctx.state.actor.exp, () => {
+      // Like a graphql-ws socket, an event stream ends when the token that opened it expires, and
+      // at shutdown; ending the source also ends the subscription behind it.
+      const end = () => {
         stream.unpipe(ctx.res);
         stream.destroy();
         ctx.res.end();
+      };
+      const cancel = onTokenExpiry(ctx.state.actor.exp, end);
+      const forget = options.liveStreams.add(end);
+      ctx.res.once("close", () => {
+        cancel();
+        forget();
       });
-      ctx.res.once("close", cancel);
     }
   };
 }

@@ -1,5 +1,5 @@
 // Runs the service as `npm start` does (`node <its flags> dist/main.js`, the compiled build) in a
-// child process.
+// child process, or runs `npm start` itself.
 // The jest global setup brings dist/ up to date first (test/helpers/global-setup.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,7 +13,8 @@ const MAIN = path.join(ROOT, "dist/main.js");
 /** The Node flags package.json's start script gives the service (its heap ceiling). */
 export const START_FLAGS: readonly string[] = (() => {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
-  const flags = /^node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
+  // `exec node …`: the shell gives way to node, so the signals npm forwards reach it.
+  const flags = /^exec node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
   if (flags === undefined) throw new Error(`cannot read the Node flags of the start script "${scripts.start}"`);
   return flags.split(/\s+/).filter(Boolean);
 })();
@@ -34,27 +35,66 @@ export interface ServiceProcess {
   baseUrl: string;
   /** Everything the process wrote to stderr so far (the start-up banner goes there). */
   stderr(): string;
+  /** The structured log lines (stdout) so far; other lines (npm's banner) are left out. */
+  logs(): LogLine[];
   /** Resolves when the process has exited. */
   exited: Promise<number | null>;
 }
 
-/** Starts dist/main.js and resolves once /readyz answers 200. */
-export async function startServiceProcess(options: {
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+interface StartOptions {
   env: Record<string, string>;
-  cwd?: string;
   timeoutMs?: number;
-  /** Extra node options (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
-  nodeArgs?: string[];
-}): Promise<ServiceProcess> {
-  const port = Number(options.env.PORT ?? (await freePort()));
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...options.env, PORT: String(port) };
+}
+
+async function serviceEnv(given: Record<string, string>): Promise<{ env: Record<string, string>; port: number }> {
+  const port = Number(given.PORT ?? (await freePort()));
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...given, PORT: String(port) };
+  return { env, port };
+}
+
+/** Starts dist/main.js and resolves once /readyz answers 200. */
+export async function startServiceProcess(
+  options: StartOptions & {
+    cwd?: string;
+    /** Extra node options (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+    nodeArgs?: string[];
+  },
+): Promise<ServiceProcess> {
+  const { env, port } = await serviceEnv(options.env);
   const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return untilReady(child, port, options.timeoutMs);
+}
+
+/**
+ * Runs `npm start` in the repository, in a process group of its own (which npm leads), as a
+ * terminal would: a test can then press Ctrl-C by sending SIGINT to the whole group.
+ */
+export async function startWithNpm(options: StartOptions): Promise<ServiceProcess> {
+  const { env, port } = await serviceEnv(options.env);
+  const child = spawn("npm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  return untilReady(child, port, options.timeoutMs);
+}
+
+async function untilReady(child: ChildProcess, port: number, timeoutMs = 60_000): Promise<ServiceProcess> {
   let err = "";
   child.stderr!.on("data", (chunk) => (err += String(chunk)));
-  child.stdout!.resume();
+  const lines: LogLine[] = [];
+  let partial = "";
+  child.stdout!.on("data", (chunk) => {
+    const text = partial + String(chunk);
+    const complete = text.split("\n");
+    partial = complete.pop()!;
+    for (const line of complete) if (line.startsWith("{")) lines.push(JSON.parse(line) as LogLine); // pino writes whole lines
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + timeoutMs;
   let finished = false;
   void exited.then(() => (finished = true));
   while (true) {
@@ -66,5 +106,5 @@ export async function startServiceProcess(options: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, baseUrl, stderr: () => err, exited };
+  return { child, baseUrl, stderr: () => err, logs: () => lines, exited };
 }

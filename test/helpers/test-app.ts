@@ -52,6 +52,7 @@ export async function startTestApp(
     WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
     LOG_LEVEL: "silent",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
+    SHUTDOWN_GRACE_MS: "5000", // close() in a test's teardown cuts a connection a test left open after 5 s, not 30
     ...env,
   });
   const app = await buildApp({ config, databaseUrl: database.url, log: options.log, scanTargetTls: options.scanTargetTls });

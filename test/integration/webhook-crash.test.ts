@@ -72,7 +72,8 @@ it("delivers every committed event at least once across a SIGKILL, and nothing f
   await db.prisma.webhook.create({
     data: { id, name: "crash", url: receiver.url("/crash"), events: ["vulnerability.created"], sealedSecret, status: "active", createdAt: now, updatedAt: now },
   });
-  receiver.answer = () => ({ status: 200, delayMs: 300 }); // slow: attempts stay in flight
+  // Not answered before the kill, however late it comes: no attempt of this process is delivered.
+  receiver.answer = () => ({ status: 200, delayMs: 60_000 });
 
   service = await startService();
   const committed = new Set<string>();
@@ -87,7 +88,7 @@ it("delivers every committed event at least once across a SIGKILL, and nothing f
     }),
   ).rejects.toThrow("the change fails");
 
-  // Kill the process the moment its first attempts reach the receiver, before any is answered.
+  // Kill the process once its first attempts reach the receiver.
   await receiver.waitFor((reqs) => reqs.length > 0, 10_000);
   service.kill("SIGKILL");
   await new Promise((resolve) => service!.once("exit", resolve));

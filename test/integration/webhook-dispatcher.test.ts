@@ -432,6 +432,27 @@ describe("claiming", () => {
     expect(delivery!.attempts).toHaveLength(1);
   });
 
+  it("stop() abandons an attempt still under way after its grace and hands the delivery back: another instance sends it at once", async () => {
+    const hook = await createWebhook(receiver.url("/abandoned"));
+    let hang = true;
+    receiver.answer = () => (hang ? { status: 200, delayMs: 10_000 } : { status: 200 });
+    const config = { ...t.app.config, WEBHOOK_TIMEOUT_MS: 10_000 }; // its lease: 25 s
+    const stopping = dispatcher({ config });
+    stopping.start();
+    await emit();
+    await receiver.waitFor((reqs) => reqs.length === 1, 3000);
+    await stopping.stop();
+    const [released] = await deliveriesOf(hook.id);
+    expect(released).toMatchObject({ status: "pending", attemptCount: 0, leaseOwner: null, leaseExpiresAt: null });
+    expect(released!.attempts).toHaveLength(0); // an abandoned attempt says nothing of the endpoint
+
+    hang = false;
+    expect(await dispatcher({ config }).runOnce()).toEqual({ fannedOut: 0, attempted: 1 });
+    const [delivered] = await deliveriesOf(hook.id);
+    expect(delivered).toMatchObject({ status: "delivered", attemptCount: 1 });
+    expect(receiver.requests.map((r) => header(r, "x-webhook-id"))).toEqual([delivered!.id, delivered!.id]);
+  });
+
   it("holds a timing-out endpoint to its floor while another's deliveries go out, retries its attempts on time, and lets it recover", async () => {
     const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
     const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);

@@ -17,6 +17,8 @@ describe("loadConfig", () => {
       WEBHOOK_RETRY_WINDOW_MS: 86_400_000,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
       LOG_LEVEL: "info",
+      SHUTDOWN_DRAIN_MS: 0,
+      SHUTDOWN_GRACE_MS: 30_000,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -40,6 +42,10 @@ describe("loadConfig", () => {
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ RATE_LIMIT_PER_MINUTE: "0" }, "RATE_LIMIT_PER_MINUTE"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
+    [{ SHUTDOWN_DRAIN_MS: "-1" }, "SHUTDOWN_DRAIN_MS"],
+    [{ SHUTDOWN_DRAIN_MS: "5s" }, "SHUTDOWN_DRAIN_MS"],
+    [{ SHUTDOWN_GRACE_MS: "1.5" }, "SHUTDOWN_GRACE_MS"],
+    [{ SHUTDOWN_GRACE_MS: "3600001" }, "SHUTDOWN_GRACE_MS"],
     [{ NODE_ENV: "production" }, "AUTH_JWT_SECRET or AUTH_JWKS_URL"],
     [{ NODE_ENV: "production", AUTH_JWT_SECRET: "x".repeat(32) }, "WEBHOOK_SECRET_KEYS is required in production"],
     [{ WEBHOOK_SECRET_KEYS: "not-base64-at-all" }, "WEBHOOK_SECRET_KEYS"],

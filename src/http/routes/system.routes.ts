@@ -21,6 +21,8 @@ export function systemRoutes(deps: {
   metrics: Metrics;
   metricsToken?: string;
   openApi: () => unknown;
+  /** True from the shutdown signal on: load balancers stop routing here while requests still finish. */
+  stopping: () => boolean;
 }): RouteDefinition[] {
   return [
     {
@@ -40,12 +42,17 @@ export function systemRoutes(deps: {
       operationId: "Ready",
       method: "GET",
       path: "/readyz",
-      summary: "Readiness: database reachable and every migration applied",
+      summary: "Readiness: database reachable and every migration applied, and not shutting down",
       tag,
       public: true,
       success: { status: 200, description: "Ready", schema: z.object({ status: z.literal("ready") }) },
       errors: [503],
       async handle(ctx) {
+        if (deps.stopping()) {
+          ctx.status = 503;
+          ctx.body = { status: "shutting down" };
+          return;
+        }
         try {
           const pending = await pendingMigrations(deps.pool, deps.migrations);
           ctx.status = pending.length ? 503 : 200;
