@@ -17,7 +17,7 @@ const PLACEHOLDER = /\{([A-Za-z]+)\}/g;
 const commandExecutorSchema = z.strictObject({
   command: z
     .array(z.string())
-    .min(1, "Must name the program to run, then its arguments")
+    .min(1, { message: "Must name the program to run, then its arguments", abort: true })
     .refine((argv) => argv[0]!.trim() !== "", "The program (the first element) must not be empty")
     .superRefine((argv, ctx) => {
       for (const arg of argv) {
@@ -38,9 +38,18 @@ export type CommandExecutorConfig = z.infer<typeof commandExecutorSchema>;
 export type EngineExecutorConfig = z.infer<typeof engineExecutorSchema>;
 export type ExecutorConfig = CommandExecutorConfig | EngineExecutorConfig;
 
+/** An engine executor when it names one, else a command: errors then name the field at fault. */
+const executorSchema = z.unknown().transform((value, ctx): ExecutorConfig => {
+  const engine = typeof value === "object" && value !== null && "engine" in value;
+  const parsed = (engine ? engineExecutorSchema : commandExecutorSchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom", path: issue.path });
+  return z.NEVER;
+});
+
 export const agentConfigSchema = z.strictObject({
   executors: z
-    .partialRecord(z.enum(SCAN_TYPES), z.union([commandExecutorSchema, engineExecutorSchema]))
+    .partialRecord(z.enum(SCAN_TYPES), executorSchema)
     .refine((executors) => Object.keys(executors).length > 0, "Configure an executor for at least one scan type")
     .superRefine((executors, ctx) => {
       for (const [type, executor] of Object.entries(executors)) {
