@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client.ts";
 import { recordEvent, recordEvents } from "../../events/outbox.ts";
-import type { Application, Scan } from "../../generated/prisma/client.ts";
+import { Prisma, type Application, type Scan } from "../../generated/prisma/client.ts";
+import { SCAN_COLUMNS } from "./scans-per-application.ts";
 import { SCAN_QUEUED_CHANNEL } from "./scans.service.ts";
 import { toScanEventData } from "./scan.view.ts";
 
@@ -28,17 +29,22 @@ export interface AgentClaim {
 /** A running scan held by this holder under a lease that has not lapsed (SQL condition on `scans`). */
 const held = (scanId: string, holder: LeaseHolder) => ({ scanId, owner: holder.owner, leaseId: holder.leaseId ?? null });
 
+/** The scan columns a claim returns, named as Prisma's Scan fields, so its row is a Scan. */
+const CLAIMED_SCAN = Prisma.raw(Object.entries(SCAN_COLUMNS).map(([field, column]) => `${column.replace(/^t\./, "s.")} AS "${field}"`).join(", "));
+
 /**
  * Claims the oldest queued scan of these types for an agent: now running (scan.started), its lease
- * `leaseSeconds` long. SKIP LOCKED: agents claiming at once each get another scan, or none.
+ * `leaseSeconds` long. SKIP LOCKED: agents claiming at once each get another scan, or none. Lapsed
+ * leases are settled first, in the same transaction, so their scans are claimable at once.
  */
 export async function claimForAgent(
   db: Db,
   claim: { scanTypes: readonly string[]; owner: string; agent: string; leaseSeconds: number },
 ): Promise<AgentClaim | null> {
   return db.$transaction(async (tx) => {
+    await settleLapsedLeases(tx);
     const leaseId = randomUUID();
-    const rows = await tx.$queryRaw<{ id: string }[]>`
+    const [scan] = await tx.$queryRaw<Scan[]>`
       WITH next AS (
         SELECT id FROM scans
          WHERE status = 'queued' AND scan_type::text = ANY(${claim.scanTypes}::text[])
@@ -53,10 +59,9 @@ export async function claimForAgent(
              run_attempts = s.run_attempts + 1
         FROM next
        WHERE s.id = next.id
-      RETURNING s.id::text AS id`;
-    const id = rows[0]?.id;
-    if (!id) return null;
-    const { application, ...scan } = await tx.scan.findUniqueOrThrow({ where: { id }, include: { application: true } });
+      RETURNING ${CLAIMED_SCAN}`;
+    if (!scan) return null;
+    const application = await tx.application.findUniqueOrThrow({ where: { id: scan.applicationId } });
     await recordEvent(tx, "scan.started", toScanEventData(scan), { applicationId: scan.applicationId });
     return { scan, application, leaseId };
   });
@@ -115,40 +120,41 @@ export async function requeueHeldScan(tx: Tx, scanId: string): Promise<Scan> {
  * waiting agents are woken), or, once its leases have lapsed MAX_EXPIRED_LEASES times, fails
  * (scan.failed, the reason in `failure`). SKIP LOCKED: a report or heartbeat being recorded for
  * the scan right now goes first, and instances sweeping at once share the work. Run by every scan
- * runner's loop and before every agent's claim.
+ * runner's loop (expireAgentLeases) and inside every agent's claim.
  */
-export async function expireAgentLeases(db: Db): Promise<{ requeued: number; failed: number }> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string; status: string }[]>`
-      WITH lapsed AS (
-        SELECT id FROM scans
-         WHERE status = 'running' AND agent IS NOT NULL AND lease_expires_at <= now()
-         ORDER BY lease_expires_at
-         LIMIT 100
-         FOR UPDATE SKIP LOCKED
-      ), settled AS (
-        UPDATE scans s
-           SET status = (CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN 'failed' ELSE 'queued' END)::"ScanStatus",
-               started_at = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN s.started_at END,
-               completed_at = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN now() END,
-               error = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int
-                 THEN format('No agent finished the scan: its lease expired %s times (last held by agent %L)', s.run_attempts, s.agent) END,
-               lease_owner = NULL, lease_expires_at = NULL, agent = NULL, lease_id = NULL, lease_seconds = NULL
-          FROM lapsed
-         WHERE s.id = lapsed.id
-        RETURNING s.id, s.status
-      )
-      SELECT id::text AS id, status::text AS status,
-             (CASE WHEN status = 'queued' THEN pg_notify(${SCAN_QUEUED_CHANNEL}, id::text) END)::text AS notified
-        FROM settled`;
-    const failedIds = rows.filter((r) => r.status === "failed").map((r) => r.id);
-    if (failedIds.length > 0) {
-      const failed = await tx.scan.findMany({ where: { id: { in: failedIds } } });
-      await recordEvents(
-        tx,
-        failed.map((scan) => ({ type: "scan.failed" as const, data: toScanEventData(scan), applicationId: scan.applicationId })),
-      );
-    }
-    return { requeued: rows.length - failedIds.length, failed: failedIds.length };
-  });
+async function settleLapsedLeases(tx: Tx): Promise<{ requeued: number; failed: number }> {
+  const rows = await tx.$queryRaw<{ id: string; status: string }[]>`
+    WITH lapsed AS (
+      SELECT id FROM scans
+       WHERE status = 'running' AND agent IS NOT NULL AND lease_expires_at <= now()
+       ORDER BY lease_expires_at
+       LIMIT 100
+       FOR UPDATE SKIP LOCKED
+    ), settled AS (
+      UPDATE scans s
+         SET status = (CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN 'failed' ELSE 'queued' END)::"ScanStatus",
+             started_at = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN s.started_at END,
+             completed_at = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int THEN now() END,
+             error = CASE WHEN s.run_attempts >= ${MAX_EXPIRED_LEASES}::int
+               THEN format('No agent finished the scan: its lease expired %s times (last held by agent %L)', s.run_attempts, s.agent) END,
+             lease_owner = NULL, lease_expires_at = NULL, agent = NULL, lease_id = NULL, lease_seconds = NULL
+        FROM lapsed
+       WHERE s.id = lapsed.id
+      RETURNING s.id, s.status
+    )
+    SELECT id::text AS id, status::text AS status,
+           (CASE WHEN status = 'queued' THEN pg_notify(${SCAN_QUEUED_CHANNEL}, id::text) END)::text AS notified
+      FROM settled`;
+  const failedIds = rows.filter((r) => r.status === "failed").map((r) => r.id);
+  if (failedIds.length > 0) {
+    const failed = await tx.scan.findMany({ where: { id: { in: failedIds } } });
+    await recordEvents(
+      tx,
+      failed.map((scan) => ({ type: "scan.failed" as const, data: toScanEventData(scan), applicationId: scan.applicationId })),
+    );
+  }
+  return { requeued: rows.length - failedIds.length, failed: failedIds.length };
 }
+
+/** Settles the lapsed agent leases (settleLapsedLeases) in a transaction of its own. */
+export const expireAgentLeases = (db: Db) => db.$transaction(settleLapsedLeases);

@@ -8,7 +8,7 @@ import type { Application, Scan } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { bodyObject, parseInput } from "../validation.ts";
-import { claimForAgent, expireAgentLeases, lockHeldScan, renewAgentLease, requeueHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
+import { claimForAgent, lockHeldScan, renewAgentLease, requeueHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
 import { markFailed } from "./scan-lifecycle.ts";
 import { claimScanJobQuerySchema, claimScanJobSchema, failScanJobSchema, leaseBodySchema } from "./scan-jobs.schemas.ts";
 
@@ -42,7 +42,6 @@ export async function claimScanJob(ctx: ServiceContext, body: unknown, query: un
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
     const wait = ctx.scanQueue.subscribe();
-    await expireAgentLeases(ctx.db);
     const claimed = await claimForAgent(ctx.db, { scanTypes, owner: actor.sub, agent: input.agent, leaseSeconds: input.leaseSeconds });
     if (claimed) {
       wait.cancel();
