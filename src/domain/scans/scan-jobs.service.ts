@@ -2,7 +2,7 @@
 // keep its lease alive, fail it, or hand it back. Every call needs `scans:run` and acts only on a
 // lease the caller holds: its token's subject, and the claim's leaseId when the call names it.
 // Completing a held scan goes through its report (scan-reports.service.ts).
-import { requireScope } from "../../auth/scopes.ts";
+import { requireScope, type Actor } from "../../auth/scopes.ts";
 import { conflict, invalid, notFound } from "../../errors.ts";
 import type { Application, Scan } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
@@ -68,34 +68,34 @@ async function notHeld(ctx: ServiceContext, scanId: string, holder: LeaseHolder)
   throw conflict(whyNotHeld(scan, holder));
 }
 
-function holderOf(ctx: ServiceContext, scanId: string, leaseId: string | undefined): LeaseHolder {
-  const actor = requireScope(ctx.actor, "scans:run");
+/** The lease the caller claims to hold on this scan: its token's subject, and the claim if it names one. */
+function holderOf(actor: Actor, scanId: string, leaseId: string | undefined): LeaseHolder {
   if (!isId(scanId)) throw notFound("Scan");
   return { owner: actor.sub, leaseId };
 }
 
 /** Extends the caller's live lease by its length: the new expiry; 409 once it is lost. */
 export async function heartbeatScanJob(ctx: ServiceContext, scanId: string, body: unknown): Promise<Date> {
-  requireScope(ctx.actor, "scans:run");
+  const actor = requireScope(ctx.actor, "scans:run");
   const { leaseId } = parseInput(leaseBodySchema, optionalBody(body));
-  const holder = holderOf(ctx, scanId, leaseId);
+  const holder = holderOf(actor, scanId, leaseId);
   return (await renewAgentLease(ctx.db, scanId, holder)) ?? notHeld(ctx, scanId, holder);
 }
 
 /** Fails the scan the caller holds (scan.failed, `reason` as its failure). */
 export async function failScanJob(ctx: ServiceContext, scanId: string, body: unknown): Promise<Scan> {
-  requireScope(ctx.actor, "scans:run");
+  const actor = requireScope(ctx.actor, "scans:run");
   const input = parseInput(failScanJobSchema, bodyObject(body, []));
-  const holder = holderOf(ctx, scanId, input.leaseId);
+  const holder = holderOf(actor, scanId, input.leaseId);
   const failed = await ctx.db.$transaction(async (tx) => ((await lockHeldScan(tx, scanId, holder)) ? markFailed(tx, scanId, input.reason) : null));
   return failed ?? notHeld(ctx, scanId, holder);
 }
 
 /** Hands the scan the caller holds back to the queue (an agent stopping), without counting the claim. */
 export async function releaseScanJob(ctx: ServiceContext, scanId: string, body: unknown): Promise<Scan> {
-  requireScope(ctx.actor, "scans:run");
+  const actor = requireScope(ctx.actor, "scans:run");
   const { leaseId } = parseInput(leaseBodySchema, optionalBody(body));
-  const holder = holderOf(ctx, scanId, leaseId);
+  const holder = holderOf(actor, scanId, leaseId);
   const released = await ctx.db.$transaction(async (tx) => ((await lockHeldScan(tx, scanId, holder)) ? requeueHeldScan(tx, scanId) : null));
   return released ?? notHeld(ctx, scanId, holder);
 }
