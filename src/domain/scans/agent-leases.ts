@@ -26,8 +26,10 @@ export interface AgentClaim {
   leaseId: string;
 }
 
-/** A running scan held by this holder under a lease that has not lapsed (SQL condition on `scans`). */
-const held = (scanId: string, holder: LeaseHolder) => ({ scanId, owner: holder.owner, leaseId: holder.leaseId ?? null });
+/** SQL condition: the scan is running under this holder's agent lease, and it has not lapsed. */
+const heldBy = (scanId: string, holder: LeaseHolder) => Prisma.sql`
+  id = ${scanId}::uuid AND status = 'running' AND agent IS NOT NULL AND lease_owner = ${holder.owner}
+  AND lease_expires_at > now() AND (${holder.leaseId ?? null}::uuid IS NULL OR lease_id = ${holder.leaseId ?? null}::uuid)`;
 
 /** The scan columns a claim returns, named as Prisma's Scan fields, so its row is a Scan. */
 const CLAIMED_SCAN = Prisma.raw(Object.entries(SCAN_COLUMNS).map(([field, column]) => `${column.replace(/^t\./, "s.")} AS "${field}"`).join(", "));
@@ -69,23 +71,16 @@ export async function claimForAgent(
 
 /** Extends the holder's live lease by its length; the new expiry, or null when it does not hold one. */
 export async function renewAgentLease(db: Db, scanId: string, holder: LeaseHolder): Promise<Date | null> {
-  const h = held(scanId, holder);
   const rows = await db.$queryRaw<{ lease_expires_at: Date }[]>`
     UPDATE scans SET lease_expires_at = now() + lease_seconds * interval '1 second'
-     WHERE id = ${h.scanId}::uuid AND status = 'running' AND agent IS NOT NULL AND lease_owner = ${h.owner}
-       AND lease_expires_at > now() AND (${h.leaseId}::uuid IS NULL OR lease_id = ${h.leaseId}::uuid)
+     WHERE ${heldBy(scanId, holder)}
     RETURNING lease_expires_at`;
   return rows[0]?.lease_expires_at ?? null;
 }
 
 /** Locks the scan if the holder's lease on it is live; false otherwise (see whyNotHeld). */
 export async function lockHeldScan(tx: Tx, scanId: string, holder: LeaseHolder): Promise<boolean> {
-  const h = held(scanId, holder);
-  const rows = await tx.$queryRaw<unknown[]>`
-    SELECT 1 FROM scans
-     WHERE id = ${h.scanId}::uuid AND status = 'running' AND agent IS NOT NULL AND lease_owner = ${h.owner}
-       AND lease_expires_at > now() AND (${h.leaseId}::uuid IS NULL OR lease_id = ${h.leaseId}::uuid)
-       FOR UPDATE`;
+  const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM scans WHERE ${heldBy(scanId, holder)} FOR UPDATE`;
   return rows.length > 0;
 }
 
