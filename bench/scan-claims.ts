@@ -9,6 +9,7 @@ import pg from "pg";
 import { Agent, request } from "undici";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { startServiceProcess } from "../test/helpers/service-process.ts";
+import { cpuSeconds } from "./cpu-time.ts";
 import { benchDatabase } from "./database.ts";
 import { extraServiceFlags } from "./service-flags.ts";
 
@@ -101,9 +102,11 @@ export async function runScanClaimBench(): Promise<void> {
     console.log(`${queued.length} scans queued (sast and sca, SCAN_ENGINES external); ${AGENTS} agents claim them over HTTP, then ${AGENTS} pg clients run the claiming statement alone`);
 
     const tokens = await Promise.all(Array.from({ length: AGENTS }, (_, i) => mintToken({ secret: SECRET, sub: `bench-agent-${i}`, scopes: ["scans:run"] })));
+    const cpuBefore = cpuSeconds([service.child.pid!]);
     let start = performance.now();
     const agents = await Promise.all(tokens.map((token, i) => agentLoop(base, token, `bench-agent-${i}`)));
     const agentsMs = performance.now() - start;
+    const cpuMsPerClaim = ((cpuSeconds([service.child.pid!]) - cpuBefore) * 1000) / queued.length;
     checkOnce("service", agents, queued);
 
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
@@ -121,7 +124,7 @@ export async function runScanClaimBench(): Promise<void> {
       const sorted = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       console.log(`| ${label} | ${sorted.length} (${Math.round(sorted.length / (wall / 1000))}/s) | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} | ${ms(sorted.at(-1)!)} |`);
     }
-    console.log(`\nservice: ${summary(agents.flatMap((r) => r.latencies), agentsMs)}`);
+    console.log(`\nservice: ${summary(agents.flatMap((r) => r.latencies), agentsMs)}; its CPU per claim ${cpuMsPerClaim.toFixed(2)} ms`);
   } finally {
     service.child.kill("SIGTERM");
     await service.exited;

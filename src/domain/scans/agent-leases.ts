@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client.ts";
 import { recordEvent, recordEvents } from "../../events/outbox.ts";
 import { Prisma, type Application, type Scan } from "../../generated/prisma/client.ts";
+import { APPLICATION_COLUMNS } from "../applications/application-reads.ts";
 import { SCAN_COLUMNS } from "./scans-per-application.ts";
 import { SCAN_QUEUED_CHANNEL } from "./scans.service.ts";
 import { toScanEventData } from "./scan.view.ts";
@@ -63,9 +64,11 @@ export async function claimForAgent(
        WHERE s.id = next.id
       RETURNING ${CLAIMED_SCAN}`;
     if (!scan) return null;
-    const application = await tx.application.findUniqueOrThrow({ where: { id: scan.applicationId } });
+    // Raw, as the claim itself: a model query would be compiled on every claim.
+    const [application] = await tx.$queryRaw<Application[]>`
+      SELECT ${Prisma.raw(APPLICATION_COLUMNS)} FROM applications WHERE id = ${scan.applicationId}::uuid`;
     await recordEvent(tx, "scan.started", toScanEventData(scan), { applicationId: scan.applicationId });
-    return { scan, application, leaseId };
+    return { scan, application: application!, leaseId };
   });
 }
 
