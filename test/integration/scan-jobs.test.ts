@@ -108,6 +108,16 @@ describe("claiming", () => {
     expect(Date.now() - queuedAt).toBeLessThan(5000);
   });
 
+  it("a long poll is answered 204 at once when the service stops, and does not hold up its shutdown", async () => {
+    const other = await startTestApp({ SCAN_ENGINES: "sast:external" });
+    const waiting = other.request("POST", "/scan-jobs/claim?waitSeconds=30", { token: agentToken, body: { scanTypes: ["sast"], agent: "a" } });
+    await eventually(async () => (await other.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%' AND datname = current_database()")).rowCount);
+    const stoppedAt = Date.now();
+    const [res] = await Promise.all([waiting, other.close()]);
+    expect(res.status).toBe(204);
+    expect(Date.now() - stoppedAt).toBeLessThan(5000);
+  });
+
   it("two agents racing on 200 queued scans claim each exactly once", async () => {
     const queued: string[] = [];
     for (let i = 0; i < 100; i++) {
