@@ -60,7 +60,7 @@ interface Scan {
   summary: { totalFindings: number } | null;
 }
 
-export async function runDastBench(): Promise<void> {
+export async function runBaselineScanBench(): Promise<void> {
   const database = await benchDatabase();
   const site = await startSite();
   const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];

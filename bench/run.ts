@@ -4,11 +4,18 @@
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
 import { runConsoleBench } from "./console.ts";
-import { runDastBench } from "./dast-baseline.ts";
+import { runBaselineScanBench } from "./dast-baseline.ts";
 import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
+import { runScanClaimBench } from "./scan-claims.ts";
 import { runSubscriberBench } from "./subscribers.ts";
 import { runWebhookBench } from "./webhooks.ts";
+
+/** Real scans (issue 21): a baseline scan through the service, then agents claiming scans. */
+const runDastBench = async () => {
+  await runBaselineScanBench();
+  await runScanClaimBench();
+};
 
 const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, console: runConsoleBench };
 const chosen = process.argv.slice(2);

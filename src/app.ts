@@ -31,6 +31,7 @@ import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
+import { scanJobRoutes } from "./http/routes/scan-jobs.routes.ts";
 import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
 import { scanRoutes } from "./http/routes/scans.routes.ts";
 import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
@@ -39,6 +40,7 @@ import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { createQueuedScanSignal } from "./domain/scans/queued-scan-signal.ts";
 import { SCAN_TYPES } from "./domain/scans/scans.schemas.ts";
 import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
 import { closeReportReaders } from "./scans/reports/read-report-off-thread.ts";
@@ -136,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...applicationRoutes,
     ...scanRoutes,
     ...scanReportRoutes,
+    ...scanJobRoutes,
     ...vulnerabilityRoutes,
     ...policyRoutes,
     ...policyEvaluationRoutes,
@@ -159,12 +162,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
   const yoga = createGraphqlServer({ production, events, log });
+  const scanQueue = createQueuedScanSignal(db.pool, log.child({ worker: "queued-scan-signal" }));
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
     pool: db.pool,
     actor,
     log: requestLog,
     settings,
+    scanQueue,
   });
   const graphqlWs: GraphqlWsServer[] = [];
   const liveStreams = new LiveStreams();
@@ -196,7 +201,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     leaseMs: config.SCAN_LEASE_MS,
     external: { scanTypes: externalScanTypes, timeoutMs: config.SCAN_EXTERNAL_TIMEOUT_MS },
   });
-  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
+  workers.push(scanRunner, scanQueue, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
   registerBacklogGauge(metrics.registry, db.pool);
 
   let closing: Promise<void> | undefined;

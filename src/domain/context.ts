@@ -3,6 +3,7 @@ import type { Actor } from "../auth/scopes.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { EngineSource } from "./scans/scan-source.ts";
+import type { QueuedScanSignal } from "./scans/queued-scan-signal.ts";
 import type { ScanType } from "./scans/scans.schemas.ts";
 import type { SecretBox } from "./webhooks/secret-box.ts";
 
@@ -25,4 +26,6 @@ export interface ServiceContext {
   actor: Actor | undefined;
   log: Logger;
   settings: DomainSettings;
+  /** Wakes agents long-polling for a scan to claim (POST /scan-jobs/claim?waitSeconds=). */
+  scanQueue: QueuedScanSignal;
 }

@@ -95,6 +95,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
         }),
       },
     };
+    if (r.success.orNoContent) responses[204] = { description: r.success.orNoContent };
     const errorStatuses = [...new Set([...r.errors, ...EVERY_ROUTE_ERRORS, ...(r.public ? [] : STANDARD_ERRORS)])].sort();
     for (const status of errorStatuses) {
       responses[status] = {
@@ -107,11 +108,11 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       summary: r.summary,
       ...(r.description && { description: r.description }),
       tags: [r.tag],
-      security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }],
+      security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }, ...(r.orScope ? [{ bearerAuth: [r.orScope] }] : [])],
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
         requestBody: {
-          required: true,
+          required: !r.bodyOptional,
           content: Object.fromEntries((r.bodyMediaTypes ?? ["application/json"]).map((type) => [type, { schema: toSchema(r.body!, "input") }])),
         },
       }),

@@ -3,7 +3,7 @@
 import type Router from "@koa/router";
 import type Koa from "koa";
 import type { z } from "zod";
-import { requireScope, type Scope } from "../auth/scopes.ts";
+import { hasScope, requireScope, type Scope } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
 
@@ -19,10 +19,14 @@ export interface RouteDefinition {
   tag: string;
   /** The scope the service demands; also checked before the handler reads a body. */
   scope?: Scope;
+  /** Another scope that may call it too, within limits the service enforces (documented as an alternative). */
+  orScope?: Scope;
   /** No token needed (health, metrics, the OpenAPI document itself). */
   public?: boolean;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The body may be left out. */
+  bodyOptional?: boolean;
   /** Media types the body may come as (default application/json). */
   bodyMediaTypes?: readonly string[];
   success: {
@@ -32,6 +36,8 @@ export interface RouteDefinition {
     contentType?: string;
     /** Response headers worth documenting, e.g. Location or Link. */
     headers?: string[];
+    /** When the operation may also answer 204 (no content): what that means. */
+    orNoContent?: string;
   };
   /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500). */
   errors: number[];
@@ -50,7 +56,9 @@ export function mountRoutes(
       if (!route.public) requireAuthenticated(ctx);
       // The service checks it again (it is the authority, for every door); checking here as well
       // answers 403 before a body is read from a caller who may not write.
-      if (route.scope) requireScope(ctx.state.actor, route.scope);
+      if (route.scope && !(route.orScope && ctx.state.actor && hasScope(ctx.state.actor, route.orScope))) {
+        requireScope(ctx.state.actor, route.scope);
+      }
       await route.handle(ctx, serviceContext(ctx));
     });
   }

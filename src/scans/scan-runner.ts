@@ -1,12 +1,14 @@
 // The scan runner: claims scans with leases, runs the engine for their type, records the outcome.
 // Several instances may run against one database; a crashed one's scans are taken over when their
-// lease lapses, and a graceful stop hands its scans back at once.
+// lease lapses, and a graceful stop hands its scans back at once. Its loop also settles agents'
+// lapsed leases (back to the queue, or failed) and external scans whose report never came.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type pg from "pg";
 import type { BackgroundWorker } from "../app.ts";
 import type { Db } from "../db/client.ts";
 import { listen, type Listening } from "../db/listen.ts";
+import { expireAgentLeases } from "../domain/scans/agent-leases.ts";
 import { claimScans, completeScan, failOverdueExternalScans, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
 import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scans.service.ts";
 import type { Scan } from "../generated/prisma/client.ts";
@@ -107,6 +109,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
   async function claim(): Promise<Promise<void>[]> {
     if (stopping) return [];
     const external = options.external ?? { scanTypes: [], timeoutMs: 0 };
+    await expireAgentLeases(db);
     await failOverdueExternalScans(db, external.scanTypes, external.timeoutMs);
     const free = concurrency - inFlight.size;
     if (free <= 0) return [];

@@ -30,7 +30,7 @@ function protectedOperations(): { label: string; method: string; path: string; s
 it("documents a scope for every protected operation", () => {
   const ops = protectedOperations();
   expect(ops.length).toBeGreaterThanOrEqual(5);
-  for (const op of ops) expect(op.scope).toMatch(/^[a-z]+:(read|write)$/);
+  for (const op of ops) expect(op.scope).toMatch(/^[a-z]+:(read|write|run)$/);
 });
 
 it("answers 401 without a token, 403 naming the scope without it, and lets the scope through", async () => {

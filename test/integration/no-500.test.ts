@@ -38,6 +38,7 @@ const QUERIES = [
   `cursor=${Buffer.from(JSON.stringify(["+275760-09-13T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`,
   `cursor=${Buffer.from(JSON.stringify(["0000-01-01T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`, "owner=%00", "criticality[]=x", "tag=&tag=", "severity=HIGH",
   "status=open&status=closed", "severity=", "__proto__=x", "constructor[prototype][x]=1", "%=%", "a".repeat(4000) + "=1",
+  "waitSeconds=31", "waitSeconds=-1", "waitSeconds=1e999", "waitSeconds=0x1", "waitSeconds=%00", "leaseId=x", "leaseId=%FF",
 ];
 
 interface Operation {

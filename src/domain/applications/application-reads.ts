@@ -7,10 +7,11 @@ import type pg from "pg";
 import type { Application } from "../../generated/prisma/client.ts";
 import { decodeCursor, type PageRequest } from "../pagination.ts";
 
-const COLUMNS = `id, name, description, criticality::text AS criticality, owner, repo_url AS "repoUrl",
+/** Every column, named and typed as Prisma's Application field. */
+export const APPLICATION_COLUMNS = `id, name, description, criticality::text AS criticality, owner, repo_url AS "repoUrl",
   service_url AS "serviceUrl", language, tags, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-const BY_ID = `SELECT ${COLUMNS} FROM applications WHERE id = $1::uuid`;
+const BY_ID = `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = $1::uuid`;
 
 /** What a list of applications is narrowed to: every condition given must hold. */
 export interface ApplicationMatch {
@@ -58,7 +59,7 @@ export async function findApplication(pool: pg.Pool, id: string): Promise<Applic
 /** Newest first, one row more than the page so the caller learns whether more remain (as findPage). */
 export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest, match: ApplicationMatch): Promise<Application[]> {
   const { where, values, shape } = whereOf(match, 2, page.cursor);
-  const text = `SELECT ${COLUMNS} FROM applications ${where} ORDER BY created_at DESC, id DESC LIMIT $1`;
+  const text = `SELECT ${APPLICATION_COLUMNS} FROM applications ${where} ORDER BY created_at DESC, id DESC LIMIT $1`;
   return (await pool.query<Application>({ name: `applications-page-${shape}`, text, values: [page.limit + 1, ...values] })).rows;
 }
 

@@ -10,6 +10,9 @@ import { recordFindings } from "../vulnerabilities/record-findings.ts";
 import { engineSourceColumns, type EngineSource } from "./scan-source.ts";
 import { toScanEventData } from "./scan.view.ts";
 
+/** A finished scan holds no lease, the runner's or an agent's. */
+const NO_LEASE = { leaseOwner: null, leaseExpiresAt: null, agent: null, leaseId: null, leaseSeconds: null } as const;
+
 export interface LeaseOptions {
   /** Identifies the runner instance holding the lease. */
   owner: string;
@@ -27,6 +30,7 @@ export interface ClaimOptions extends LeaseOptions {
 /**
  * Claims up to `limit` scans: queued ones, and running ones whose lease lapsed (their runner died)
  * or was released. SKIP LOCKED lets several runners claim at once without waiting on each other.
+ * Never an agent's scan (`agent` set): its lapsed lease is expireAgentLeases's to settle.
  * A queued scan starts here (scan.started); a taken-over one restarts silently, keeping its startedAt.
  */
 export async function claimScans(db: Db, options: ClaimOptions): Promise<Scan[]> {
@@ -35,7 +39,7 @@ export async function claimScans(db: Db, options: ClaimOptions): Promise<Scan[]>
       WITH next AS (
         SELECT id FROM scans
          WHERE (status = 'queued' AND scan_type::text <> ALL(${options.externalScanTypes ?? []}::text[]))
-            OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= now()))
+            OR (status = 'running' AND agent IS NULL AND (lease_expires_at IS NULL OR lease_expires_at <= now()))
          ORDER BY created_at, id
          LIMIT ${options.limit}::int
          FOR UPDATE SKIP LOCKED
@@ -84,7 +88,7 @@ export async function releaseLeases(
   const refund = options.refundAttempt ? 1 : 0;
   return db.$executeRaw`
     UPDATE scans SET lease_owner = NULL, lease_expires_at = NULL, run_attempts = GREATEST(run_attempts - ${refund}::int, 0)
-     WHERE lease_owner = ${owner} AND status = 'running'
+     WHERE lease_owner = ${owner} AND status = 'running' AND agent IS NULL
        AND (${options.scanId ?? null}::uuid IS NULL OR id = ${options.scanId ?? null}::uuid)`;
 }
 
@@ -131,8 +135,7 @@ export async function finishScan(tx: Tx, scan: Scan, findings: FindingBatches): 
       status: "completed",
       completedAt: new Date(),
       summary: { ...summary },
-      leaseOwner: null,
-      leaseExpiresAt: null,
+      ...NO_LEASE,
     },
   });
   await recordEvent(tx, "scan.completed", toScanEventData(completed), { applicationId: completed.applicationId });
@@ -151,7 +154,9 @@ export async function finishScan(tx: Tx, scan: Scan, findings: FindingBatches): 
 
 /**
  * Fails the scans of external types still waiting for their report `timeoutMs` after they were
- * queued (scan.failed). SKIP LOCKED: a report being recorded right now wins.
+ * queued (scan.failed). SKIP LOCKED: a report being recorded right now wins. A scan an agent holds
+ * is not waiting: its lease bounds it (and the agent's own timeout its tool). Should that lease
+ * lapse past the timeout, the scan, queued again, fails here instead of waiting for another agent.
  */
 export async function failOverdueExternalScans(db: Db, scanTypes: readonly string[], timeoutMs: number): Promise<number> {
   if (scanTypes.length === 0) return 0;
@@ -176,10 +181,11 @@ export async function failScan(db: Db, scanId: string, owner: string, error: str
   });
 }
 
-async function markFailed(tx: Tx, scanId: string, error: string): Promise<Scan> {
+/** Fails the scan (scan.failed, `error` its reason); the caller has locked it. */
+export async function markFailed(tx: Tx, scanId: string, error: string): Promise<Scan> {
   const failed = await tx.scan.update({
     where: { id: scanId },
-    data: { status: "failed", completedAt: new Date(), error, leaseOwner: null, leaseExpiresAt: null },
+    data: { status: "failed", completedAt: new Date(), error, ...NO_LEASE },
   });
   await recordEvent(tx, "scan.failed", toScanEventData(failed), { applicationId: failed.applicationId });
   return failed;

@@ -2,9 +2,9 @@
 // before this is called; here it completes a scan in one transaction, with the same events, dedup,
 // auto-resolve and policy verdict as an engine's scan: either a new scan (an upload, never a 409:
 // it is never `queued` or `running` where the one-active-scan index could see it), or a triggered
-// scan of an external type that was waiting for it.
+// scan of an external type that was waiting for it, queued or held by an agent (CONTRACT §12).
 import { z } from "zod";
-import { requireScope } from "../../auth/scopes.ts";
+import { hasScope, requireScope, type Actor } from "../../auth/scopes.ts";
 import { isForeignKeyViolation } from "../../db/client.ts";
 import { recordEvent } from "../../events/outbox.ts";
 import type { Tx } from "../../db/client.ts";
@@ -14,6 +14,8 @@ import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { parseInput } from "../validation.ts";
 import type { FindingBatches } from "../vulnerabilities/finding.ts";
+import { lockHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
+import { reportLeaseQuerySchema } from "./scan-jobs.schemas.ts";
 import { finishScan } from "./scan-lifecycle.ts";
 import { toScanEventData } from "./scan.view.ts";
 import { SCAN_TYPES, type ReportFormat, type ScanType } from "./scans.schemas.ts";
@@ -80,10 +82,23 @@ export async function ingestReport(ctx: ServiceContext, applicationId: string, r
   }
 }
 
+const completeQuerySchema = reportUploadQuerySchema.extend(reportLeaseQuerySchema.shape);
+
+/**
+ * Who may complete a triggered scan with its report. `scans:write` (CI): any scan of an external
+ * type still queued or running. `scans:run` alone (an agent): only a scan it holds, a live lease of
+ * its token's subject (and of that very claim when `leaseId` is given), so an agent's token needs
+ * nothing beyond `scans:run` to finish its own work and can complete no other scan. Naming a
+ * `leaseId` holds a `scans:write` caller to that lease as well.
+ */
+const isAgentOnly = (actor: Actor | undefined): actor is Actor =>
+  actor !== undefined && !hasScope(actor, "scans:write") && hasScope(actor, "scans:run");
+
 /**
  * Completes a triggered scan of an external type (SCAN_ENGINES) with its report: `409` when it is
- * already completed or failed, or its type runs on the built-in engine. The scan row is locked
- * first, so of two reports for one scan exactly one completes it.
+ * already completed or failed, its type runs on the built-in engine, or the caller must hold its
+ * lease and does not (isAgentOnly). The scan row is locked first, so of two reports for one scan
+ * exactly one completes it.
  */
 export async function completeScanWithReport(
   ctx: ServiceContext,
@@ -92,8 +107,10 @@ export async function completeScanWithReport(
   report: ScanReport,
   query: unknown,
 ): Promise<Scan> {
-  requireScope(ctx.actor, "scans:write");
-  const options = parseInput(reportUploadQuerySchema, query, "Query parameters");
+  const actor = isAgentOnly(ctx.actor) ? ctx.actor : requireScope(ctx.actor, "scans:write");
+  const options = parseInput(completeQuerySchema, query, "Query parameters");
+  // The lease the caller must hold, or null when it need hold none.
+  const lease: LeaseHolder | null = isAgentOnly(actor) || options.leaseId !== undefined ? { owner: actor.sub, leaseId: options.leaseId } : null;
   if (!isId(applicationId) || !isId(scanId)) throw notFound("Scan");
   return ctx.db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<unknown[]>`
@@ -104,11 +121,15 @@ export async function completeScanWithReport(
     if (!ctx.settings.externalScanTypes.includes(scan.scanType)) {
       throw conflict(`${scan.scanType} scans run on the built-in engine; set SCAN_ENGINES=${scan.scanType}:external to complete them with reports`);
     }
+    if (lease && !(await lockHeldScan(tx, scanId, lease))) throw conflict(whyNotHeld(scan, lease));
     if (options.scanType !== undefined && options.scanType !== scan.scanType) {
       throw invalid("The report is for another scan type", [{ path: "scanType", message: `Must be the scan's type (${scan.scanType})` }]);
     }
-    const now = new Date();
-    const running = await tx.scan.update({ where: { id: scanId }, data: { status: "running", startedAt: now, ...sourceOf(report) } });
+    // An agent's claim already started it (scan.started); a queued one starts and finishes now.
+    if (scan.status === "running") {
+      return finishScan(tx, await tx.scan.update({ where: { id: scanId }, data: sourceOf(report) }), report.findings);
+    }
+    const running = await tx.scan.update({ where: { id: scanId }, data: { status: "running", startedAt: new Date(), ...sourceOf(report) } });
     return startAndFinish(tx, running, report);
   }, REPORT_TRANSACTION);
 }

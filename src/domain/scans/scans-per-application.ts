@@ -7,7 +7,7 @@ import { toPage, type Page, type PageRequest } from "../pagination.ts";
 import { countOf, pageRowsSql, projection, reviveRows, type PerApplicationRead } from "../per-application.ts";
 
 /** Every column by the name and type of Prisma's Scan field (a test compares the two). */
-const COLUMNS: Readonly<Record<keyof Scan, string>> = {
+export const SCAN_COLUMNS: Readonly<Record<keyof Scan, string>> = {
   id: "t.id",
   applicationId: "t.application_id",
   scanType: "t.scan_type",
@@ -21,6 +21,9 @@ const COLUMNS: Readonly<Record<keyof Scan, string>> = {
   leaseOwner: "t.lease_owner",
   leaseExpiresAt: "t.lease_expires_at",
   runAttempts: "t.run_attempts",
+  agent: "t.agent",
+  leaseId: "t.lease_id",
+  leaseSeconds: "t.lease_seconds",
   sourceKind: "t.source_kind",
   sourceFormat: "t.source_format",
   sourceTool: "t.source_tool",
@@ -31,7 +34,7 @@ const DATES = ["createdAt", "startedAt", "completedAt", "leaseExpiresAt"];
 /** A page of each application's scans, newest first; `fields` as in vulnerabilityPages. */
 export function scanPages(ctx: ServiceContext, page: PageRequest, fields?: readonly string[]): PerApplicationRead<Page<Scan>> {
   requireScope(ctx.actor, "scans:read");
-  const columns = projection(COLUMNS, fields);
+  const columns = projection(SCAN_COLUMNS, fields);
   return {
     key: `scanPages:${JSON.stringify(page)}:${columns}`,
     sql: pageRowsSql(columns, "scans", Prisma.sql`TRUE`, page),
@@ -52,7 +55,7 @@ export function scanCount(ctx: ServiceContext): PerApplicationRead<number> {
 export function latestScans(ctx: ServiceContext, fields?: readonly string[]): PerApplicationRead<Scan[]> {
   requireScope(ctx.actor, "scans:read");
   // Ordered by type, so the type is always read.
-  const columns = projection(COLUMNS, fields && [...fields, "scanType"]);
+  const columns = projection(SCAN_COLUMNS, fields && [...fields, "scanType"]);
   return {
     key: `latestScans:${columns}`,
     sql: Prisma.sql`SELECT json_agg(s ORDER BY s."scanType") FROM unnest(enum_range(NULL::"ScanType")) AS type(scan_type)

@@ -2,6 +2,7 @@ import type Koa from "koa";
 import { z } from "zod";
 import { completeScanWithReport, ingestReport, type ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
+import { reportLeaseQuerySchema } from "../../domain/scans/scan-jobs.schemas.ts";
 import { REPORT_FORMATS, SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import { readReportOffThread } from "../../scans/reports/read-report-off-thread.ts";
 import { invalid } from "../../errors.ts";
@@ -30,7 +31,7 @@ const reportRequest = {
 } satisfies Partial<RouteDefinition>;
 
 /** Records the request's report with `record`; the report's findings are read while it runs. */
-async function withReport(ctx: Koa.Context, record: (report: ScanReport, query: unknown) => Promise<Scan>): Promise<Scan> {
+async function withReport(ctx: Koa.Context, record: (report: ScanReport, query: Record<string, unknown>) => Promise<Scan>): Promise<Scan> {
   const read = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
   if (!read.ok) throw read.problem === "malformed_json" ? httpProblem("malformed_json", read.message) : invalid(read.message, read.errors);
   try {
@@ -65,10 +66,21 @@ export const scanReportRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/applications/{id}/scans/{scanId}/report",
     summary: "Complete a triggered scan of an external type (SCAN_ENGINES) with its scanner's report (extension)",
-    description: "409 when the scan is already completed or failed, or its type runs on the built-in engine.",
+    description:
+      "409 when the scan is already completed or failed, or its type runs on the built-in engine. " +
+      "An agent's token (scans:run without scans:write) completes only the scan it holds (409 when its lease was lost).",
+    orScope: "scans:run",
+    query: reportRequest.query.extend({
+      leaseId: reportLeaseQuerySchema.shape.leaseId.describe("The claim's leaseId: complete the scan only while that claim holds it"),
+    }),
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {
-      sendScan(ctx, await withReport(ctx, (report, query) => completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, query)));
+      sendScan(
+        ctx,
+        await withReport(ctx, (report, query) =>
+          completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, { ...query, leaseId: singleQuery(ctx, "leaseId") }),
+        ),
+      );
     },
   },
 ];
