@@ -3,6 +3,7 @@
 // engine, plus how many scans to run at once.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { TargetAllowList } from "../net/target-allow-list.ts";
 
 /** The service's scan types and report formats (the agent is a client: it keeps its own copy). */
 export const SCAN_TYPES = ["sast", "dast", "sca", "container"] as const;
@@ -32,7 +33,26 @@ const commandExecutorSchema = z.strictObject({
   timeoutSeconds: z.int().min(1).max(86_400).default(1800),
 });
 
-const engineExecutorSchema = z.strictObject({ engine: z.enum(["baseline"]) });
+/** The baseline passive DAST's limits and the non-public targets it may reach (the service's DAST_* and SCAN_* settings). */
+const engineExecutorSchema = z.strictObject({
+  engine: z.enum(["baseline"]),
+  maxPages: z.int().min(1).max(100_000).default(100),
+  maxDurationSeconds: z.int().min(1).max(3600).default(60),
+  concurrency: z.int().min(1).max(64).default(4),
+  /** Every loopback, private and link-local address reachable: the agent's own network is the target. */
+  allowPrivateTargets: z.boolean().default(false),
+  /** Non-public hosts (`*.corp.example`), addresses and CIDR networks reachable all the same. */
+  targetAllow: z
+    .array(z.string())
+    .default([])
+    .superRefine((entries, ctx) => {
+      try {
+        TargetAllowList.parse(entries.join(","));
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
+});
 
 export type CommandExecutorConfig = z.infer<typeof commandExecutorSchema>;
 export type EngineExecutorConfig = z.infer<typeof engineExecutorSchema>;

@@ -1,6 +1,7 @@
 // What runs a claimed scan: given the job and a fresh work directory, it produces a report file
 // (uploaded by the agent) or a reason the scan failed. One kind per executor in the configuration.
-import { AgentConfigError, type ExecutorConfig, type ReportFormat, type ScanType } from "./agent-config.ts";
+import type { ExecutorConfig, ReportFormat, ScanType } from "./agent-config.ts";
+import { baselineExecutor } from "./baseline-executor.ts";
 import { commandExecutor } from "./command-executor.ts";
 
 /** The claimed scan, as the claim answered it. */
@@ -34,10 +35,6 @@ export function toolEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-export function createExecutor(scanType: ScanType, config: ExecutorConfig): Executor {
-  if ("command" in config) return commandExecutor(config, toolEnvironment());
-  // The built-in passive DAST (`{"engine": "baseline"}`, CONTRACT §12) is its own executor kind: an
-  // executor that runs the service's baseline engine on job.application.serviceUrl and writes its
-  // ZAP JSON to a file in workDir ({ kind: "report", format: "zap" }). This build has no engine.
-  throw new AgentConfigError(`executors.${scanType}: the "${config.engine}" engine is not available in this build of the agent`);
+export function createExecutor(config: ExecutorConfig): Executor {
+  return "command" in config ? commandExecutor(config, toolEnvironment()) : baselineExecutor(config);
 }

@@ -41,7 +41,7 @@ let executors: Map<ScanType, Executor>;
 let config;
 try {
   config = await loadAgentConfig(values.config);
-  executors = new Map(Object.entries(config.executors).map(([type, executor]) => [type as ScanType, createExecutor(type as ScanType, executor!)]));
+  executors = new Map(Object.entries(config.executors).map(([type, executor]) => [type as ScanType, createExecutor(executor!)]));
 } catch (err) {
   if (err instanceof AgentConfigError) exit(err.message);
   throw err;

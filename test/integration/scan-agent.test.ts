@@ -6,8 +6,10 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { plantedAlerts, plantedSite } from "../helpers/dast-sites.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
+import { startTargetSite, type TargetSite } from "../helpers/target-site.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 const run = promisify(execFile);
@@ -19,7 +21,7 @@ let t: TestApp;
 let dir: string;
 let repos: string;
 beforeAll(async () => {
-  t = await startTestApp({ SCAN_DURATION_MS: "0", SCAN_ENGINES: "sast:external,sca:external" });
+  t = await startTestApp({ SCAN_DURATION_MS: "0", SCAN_ENGINES: "sast:external,sca:external,dast:external" });
   dir = await mkdtemp(path.join(tmpdir(), "scan-agent-"));
   repos = path.join(dir, "repos");
   await mkdir(repos);
@@ -286,6 +288,41 @@ describe("agents that stop", () => {
   });
 });
 
+describe("the baseline executor: the built-in passive DAST from the agent's network", () => {
+  let site: TargetSite;
+  beforeAll(async () => {
+    site = await startTargetSite(plantedSite);
+  });
+  afterAll(() => site.close());
+
+  it("crawls the application's serviceUrl and uploads its ZAP report: each planted defect is found where it is planted", async () => {
+    const app = await newApplication({ serviceUrl: site.url("/") });
+    const scan = await trigger(app, "dast");
+    await agentWith({ executors: { dast: { engine: "baseline", allowPrivateTargets: true } }, workDir: await workRoot() });
+
+    const done = await untilStatus(app, scan, "completed");
+    expect(done).toMatchObject({ failure: null, source: { kind: "report", format: "zap", tool: "appsec-baseline", toolVersion: "1.0.0" } });
+    const vulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as Array<{ title: string; location: string }>;
+    const found: Record<string, string[]> = {};
+    for (const v of vulns) (found[v.title] ??= []).push(new URL(v.location).pathname);
+    for (const paths of Object.values(found)) paths.sort();
+    // Rules that fire on every page (CSP, X-Content-Type-Options, …) are the planted site's too; each planted one is where it was planted.
+    for (const [alert, paths] of Object.entries(plantedAlerts("http"))) expect(found[alert]).toEqual(expect.arrayContaining(paths));
+  });
+
+  it("keeps to its target policy: a loopback serviceUrl fails the scan with the reason unless allowed", async () => {
+    const app = await newApplication({ serviceUrl: site.url("/") });
+    const scan = await trigger(app, "dast");
+    const requestsBefore = site.requests.length;
+    await agentWith({ executors: { dast: { engine: "baseline" } }, workDir: await workRoot() });
+
+    const failed = await untilStatus(app, scan, "failed");
+    expect(failed.failure.reason).toContain("127.0.0.1");
+    expect(failed.failure.reason).toMatch(/not a public address|must not point/);
+    expect(site.requests.length).toBe(requestsBefore);
+  });
+});
+
 describe("configuration and refusals", () => {
   const runAgent = async (config: unknown, env: Record<string, string> = {}) => {
     const file = path.join(dir, `bad-${++n}.json`);
@@ -298,9 +335,11 @@ describe("configuration and refusals", () => {
     }
   };
 
-  it("refuses the baseline engine in this build, naming it, before claiming anything", async () => {
-    const res = await runAgent({ executors: { dast: { engine: "baseline" } } });
-    expect(res).toEqual({ code: 2, stderr: 'executors.dast: the "baseline" engine is not available in this build of the agent\n' });
+  it("says what is wrong with a baseline executor's target allow-list", async () => {
+    const res = await runAgent({ executors: { dast: { engine: "baseline", targetAllow: ["10.0.0.0/33"] } } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('"10.0.0.0/33" has no valid prefix length (0-32)');
+    expect(res.stderr).toContain("at executors.dast.targetAllow");
   });
 
   it("says which field of the file is wrong", async () => {
@@ -315,9 +354,9 @@ describe("configuration and refusals", () => {
   });
 
   it("stops with the service's reason when it will not hand these scan types to agents, or refuses the token", async () => {
-    const notExternal = await runAgent({ executors: { dast: { command: ["true"] } } });
+    const notExternal = await runAgent({ executors: { container: { command: ["true"] } } });
     expect(notExternal.code).toBe(1);
-    expect(notExternal.stderr).toContain("scanTypes[0]: dast scans are run by the service itself; set SCAN_ENGINES=dast:external to hand them to agents");
+    expect(notExternal.stderr).toContain("scanTypes[0]: container scans are run by the service itself; set SCAN_ENGINES=container:external to hand them to agents");
     const reader = await runAgent({ executors: { sast: { command: ["true"] } } }, { APPSEC_TOKEN: await t.token(["scans:read"]) });
     expect(reader.code).toBe(1);
     expect(reader.stderr).toContain("claim: 403");

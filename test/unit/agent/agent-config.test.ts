@@ -7,7 +7,7 @@ const semgrep = { command: ["semgrep", "scan", "--sarif", "--output", "{report}"
 describe("the agent's configuration", () => {
   it("takes command and engine executors per scan type, with defaults for the rest", () => {
     expect(parseAgentConfig({ executors: { sast: semgrep, dast: { engine: "baseline" } }, concurrency: 2 }, "agent.json")).toEqual({
-      executors: { sast: semgrep, dast: { engine: "baseline" } },
+      executors: { sast: semgrep, dast: { engine: "baseline", maxPages: 100, maxDurationSeconds: 60, concurrency: 4, allowPrivateTargets: false, targetAllow: [] } },
       concurrency: 2,
       leaseSeconds: 300,
       shutdownGraceSeconds: 30,
