@@ -29,6 +29,7 @@ import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.t
 import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
 import { scanRoutes } from "./http/routes/scans.routes.ts";
 import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
+import { vexRoutes } from "./http/routes/vex.routes.ts";
 import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
@@ -109,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...scanRoutes,
     ...scanReportRoutes,
     ...vulnerabilityRoutes,
+    ...vexRoutes,
     ...policyRoutes,
     ...policyEvaluationRoutes,
     ...webhookRoutes,

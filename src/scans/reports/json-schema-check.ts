@@ -3,6 +3,7 @@
 // gets a readable answer.
 import { Ajv, type AnySchema, type ErrorObject, type Options } from "ajv";
 import AjvDraft04 from "ajv-draft-04";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import type { FieldError } from "../../errors.ts";
@@ -29,16 +30,18 @@ function describe(error: ErrorObject): FieldError {
 }
 
 /**
- * Compiles `schema` once (draft-04 schemas with ajv-draft-04, later drafts with ajv), with the
- * schemas it refers to by `$ref` added first.
+ * Compiles `schema` once (draft-04 schemas with ajv-draft-04, 2020-12 ones with Ajv2020, draft-07
+ * with ajv), with the schemas it refers to by `$ref` added first.
  */
-export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; references?: AnySchema[] } = {}): SchemaCheck {
+export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; draft2020?: boolean; references?: AnySchema[] } = {}): SchemaCheck {
   // unicodeRegExp off: the published SARIF schema has a pattern that is invalid under the u flag.
   const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false, logger: false };
-  const ajv = options.draft04 ? new AjvDraft04(ajvOptions) : new Ajv(ajvOptions);
+  const ajv = options.draft04 ? new AjvDraft04(ajvOptions) : options.draft2020 ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
   addFormats.default(ajv as unknown as Ajv);
   ajv.addFormat("uri", asIri(fullFormats.uri));
   ajv.addFormat("uri-reference", asIri(fullFormats["uri-reference"]));
+  // OpenVEX's identifiers are IRIs; ajv-formats has no such format.
+  ajv.addFormat("iri", asIri(fullFormats.uri));
   for (const reference of options.references ?? []) ajv.addSchema(reference);
   const validate = ajv.compile(schema);
   return (document) => {
