@@ -399,3 +399,81 @@ describe("bad documents", () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe("a SARIF log with suppressions and results that are not findings", () => {
+  it("records suppressed results with their decision and leaves pass, notApplicable and informational results out", async () => {
+    const app = await newApplication();
+    const rule = (id: string) => ({ id, shortDescription: { text: `Rule ${id}` }, properties: { tags: ["security", "external/cwe/cwe-120"] } });
+    const result = (ruleId: string, line: number, extra: Record<string, unknown> = {}) => ({
+      ruleId,
+      level: "error",
+      message: { text: `${ruleId} at line ${line}` },
+      locations: [{ physicalLocation: { artifactLocation: { uri: "src/parse.c" }, region: { startLine: line } } }],
+      ...extra,
+    });
+    const log = {
+      version: "2.1.0",
+      $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+      runs: [
+        {
+          tool: { driver: { name: "Flawfinder", version: "2.0.19", rules: [rule("FF1001"), rule("FF1002"), rule("FF1003"), rule("FF1004")] } },
+          results: [
+            result("FF1001", 10, { suppressions: [{ kind: "inSource", justification: "Bounded by the caller" }] }),
+            result("FF1002", 20, { suppressions: [{ kind: "external", status: "underReview" }] }),
+            result("FF1003", 30, { suppressions: [{ kind: "external", status: "rejected", justification: "Not bounded after all" }] }),
+            result("FF1004", 40),
+            // Flawfinder writes the rules it checked and found nothing for as `pass`, without a message.
+            { ruleId: "FF1001", kind: "pass", locations: [{ physicalLocation: { artifactLocation: { uri: "src/other.c" } } }] },
+            { ruleId: "FF1002", kind: "notApplicable" },
+            { ruleId: "FF1003", kind: "informational", message: { text: "Checked 120 lines" } },
+          ],
+        },
+      ],
+    };
+    const res = await t.request("POST", `/applications/${app}/scan-reports?triggeredBy=ci`, { rawBody: JSON.stringify(log), headers: { "content-type": "application/sarif+json" } });
+    expect(res.status).toBe(202);
+    expect(res.body.summary.totalFindings).toBe(4);
+    const found = Object.fromEntries((await vulnerabilitiesOf(app)).map((v) => [v.aliases[0], v]));
+    expect(Object.keys(found).sort()).toEqual(["FF1001", "FF1002", "FF1003", "FF1004"]);
+    expect(found.FF1001).toMatchObject({ status: "accepted", analysis: { state: "not_affected", detail: "Bounded by the caller", source: "report", by: "ci" } });
+    expect(found.FF1002).toMatchObject({ status: "in_progress", analysis: { state: "in_triage", source: "report" } });
+    expect(found.FF1003).toMatchObject({ status: "open", analysis: null });
+    expect(found.FF1004).toMatchObject({ status: "open", analysis: null });
+    expect(await historyOf(app, found.FF1001.id)).toEqual([
+      { at: expect.any(String), from: null, to: "accepted", source: "report", scanId: res.body.id, by: "ci", justification: null, detail: "Bounded by the caller" },
+    ]);
+  });
+});
+
+describe("applying a large VEX", () => {
+  /** Counts the SQL statements the service sends while `run` runs (every pg client, inside transactions too). */
+  async function countStatements(run: () => Promise<unknown>): Promise<number> {
+    const { default: pg } = await import("pg");
+    const original = pg.Client.prototype.query;
+    let statements = 0;
+    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      await run();
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    return statements;
+  }
+
+  it("takes a bounded number of SQL statements, not one per vulnerability", async () => {
+    const size = 2_500;
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2030-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const document = openVex(findings.map((f, i) => statement(f.id, i % 2 === 0 ? "not_affected" : "under_investigation", { products: [{ "@id": f.purl }] })));
+    let body: unknown;
+    const statements = await countStatements(async () => (body = (await applyVex(app, document)).body));
+    expect(body).toEqual({ applied: size, unchanged: 0, pending: 0, errors: [] });
+    // BEGIN, the lock, one read, then per 1,000 rows: one update with its history, one insert of events, one of kept statements; COMMIT.
+    expect(statements).toBeLessThanOrEqual(20);
+    const counts = (await t.request("GET", `/applications/${app}/vulnerabilities?status=accepted&limit=1`)).headers;
+    expect(counts.get("link")).not.toBeNull();
+  }, 60_000);
+});
