@@ -55,7 +55,9 @@ export async function decideNewVulnerabilities(tx: Tx, applicationId: string, cr
   if (ids.length === 0) return 0;
   const kept = await tx.$queryRaw<KeptRow[]>`
     SELECT vulnerability_ids, products, analysis, by, recorded_at FROM vex_statements
-     WHERE application_id = ${applicationId}::uuid AND vulnerability_ids && ${ids}::text[]
+     WHERE application_id = ${applicationId}::uuid
+       AND id IN (SELECT s.id FROM vex_statements s, unnest(s.vulnerability_ids) AS vid
+                   WHERE s.application_id = ${applicationId}::uuid AND vid IN (SELECT unnest(${ids}::text[])))
      ORDER BY recorded_at, id`;
   if (kept.length === 0) return 0;
   const statements = kept.map((row) => ({ ids: row.vulnerability_ids, products: row.products, madeAt: row.recorded_at.getTime(), row }));

@@ -37,11 +37,14 @@ export async function applyVex(ctx: ServiceContext, applicationId: string, read:
   try {
     return await ctx.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${applicationId}, 0))`;
+      // Not `aliases && ids`: that compares every alias with every id (10,000 × 10,000 took seconds); a hash join does not.
       const candidates = await tx.$queryRaw<Candidate[]>`
         SELECT id::text, application_id::text AS "applicationId", status::text AS status, analysis, severity::text AS severity, title,
                created_at AS "createdAt", aliases, location
           FROM vulnerabilities
-         WHERE application_id = ${applicationId}::uuid AND aliases && ${ids}::text[]`;
+         WHERE application_id = ${applicationId}::uuid
+           AND id IN (SELECT v.id FROM vulnerabilities v, unnest(v.aliases) AS alias
+                       WHERE v.application_id = ${applicationId}::uuid AND alias IN (SELECT unnest(${ids}::text[])))`;
       const { decided, matched } = matchStatements(reading.statements, candidates);
       const decisions = [...decided].map(([target, statement]) => ({ target, decision: statement.decision, by: actor.sub, statement }));
       const changing = new Set<VexStatement>(decisions.filter(changes).map((d) => d.statement));

@@ -9,7 +9,7 @@ import type { Severity } from "../../domain/validation.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
-import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
+import { schemaCheckOfLongArrays, type SchemaCheck } from "./json-schema-check.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { isObject, ReportInvalid, type ReportParser } from "./report.ts";
 
@@ -28,7 +28,7 @@ export function bomSchema(version: SpecVersion): SchemaCheck {
       ...readSchema(file),
       $id: `http://cyclonedx.org/schema/${file}`,
     }));
-    check = schemaCheck(readSchema(`bom-${version}.SNAPSHOT.schema.json`), { references });
+    check = schemaCheckOfLongArrays(readSchema(`bom-${version}.SNAPSHOT.schema.json`), ["components", "vulnerabilities"], { references });
     checks.set(version, check);
   }
   return check;

@@ -6,6 +6,7 @@ import AjvDraft04 from "ajv-draft-04";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import canonicalize from "canonicalize";
 import type { FieldError } from "../../errors.ts";
 import { jsonPointer } from "./json-pointer.ts";
 
@@ -49,5 +50,36 @@ export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; dra
     const errors = (validate.errors ?? []).map(describe);
     const unique = [...new Map(errors.map((e) => [`${e.path}\0${e.message}`, e])).values()];
     return unique.slice(0, MAX_ERRORS);
+  };
+}
+
+/**
+ * schemaCheck for documents with long arrays of `uniqueItems` (a VEX's 10,000 statements, a BOM's
+ * components and vulnerabilities): ajv compares every item with every other (10,000 items took
+ * 8 to 16 s). Those arrays' uniqueness is checked here instead, by the items' canonical JSON
+ * (RFC 8785, the same equality), in one pass; everything else as the schema says.
+ */
+export function schemaCheckOfLongArrays(
+  schema: Record<string, unknown>,
+  longArrays: readonly string[],
+  options: Parameters<typeof schemaCheck>[1] = {},
+): SchemaCheck {
+  const relaxed = structuredClone(schema) as { properties: Record<string, { uniqueItems?: boolean }> };
+  for (const name of longArrays) delete relaxed.properties[name]!.uniqueItems;
+  const check = schemaCheck(relaxed, options);
+  return (document) => {
+    const errors = check(document);
+    for (const name of longArrays) {
+      const items = typeof document === "object" && document !== null ? (document as Record<string, unknown>)[name] : undefined;
+      if (!Array.isArray(items)) continue;
+      const seen = new Map<string, number>();
+      items.forEach((item, i) => {
+        const text = canonicalize(item) ?? "";
+        const first = seen.get(text);
+        if (first === undefined) seen.set(text, i);
+        else errors.push({ path: jsonPointer([name, i]), message: `Repeats item ${first}: the items must be unique` });
+      });
+    }
+    return errors.slice(0, MAX_ERRORS);
   };
 }

@@ -580,3 +580,15 @@ describe("cyclonedxReport.parse — invalid documents", () => {
     expect(parse(document).findings).toEqual([]);
   });
 });
+
+describe("cyclonedxReport.parse — long arrays", () => {
+  it("refuses a repeated vulnerability or component by its JSON Pointer (checked by canonical JSON, not by ajv's pairwise uniqueItems)", () => {
+    const many = Array.from({ length: 2_000 }, (_, i) => vulnerability({ "bom-ref": `v-${i}`, id: `CVE-2024-${40_000 + i}` }));
+    expect(parse(bom16({ vulnerabilities: many })).findings).toHaveLength(2_000);
+    const repeated = vulnerability({ "bom-ref": "twice" });
+    expect(invalidErrors(parse, bom16({ vulnerabilities: [repeated, vulnerability(), repeated] }))).toEqual([
+      { path: "/vulnerabilities/2", message: "Repeats item 0: the items must be unique" },
+    ]);
+    expect(invalidPaths(parse, bom16({ components: [TEMPLATE_KIT, TEMPLATE_KIT], vulnerabilities: [] }))).toEqual(["/components/1"]);
+  });
+});
