@@ -34,7 +34,9 @@ export async function keepStatements(tx: Tx, applicationId: string, statements: 
           AS s(id, key, ids, products, decision, status)
       ON CONFLICT (application_id, key) DO UPDATE
         SET vulnerability_ids = excluded.vulnerability_ids, products = excluded.products, status = excluded.status, analysis = excluded.analysis,
-            by = excluded.by, recorded_at = excluded.recorded_at`;
+            by = excluded.by, recorded_at = excluded.recorded_at
+      -- The same statement again is the decision it was: kept as first made, and no row rewritten.
+      WHERE (vex_statements.analysis, vex_statements.by) IS DISTINCT FROM (excluded.analysis, excluded.by)`;
   }
 }
 
