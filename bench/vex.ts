@@ -13,6 +13,7 @@ import { Pool } from "undici";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { benchDatabase } from "./database.ts";
 import { serviceFlags } from "./service-flags.ts";
+import { untilReady } from "./until-ready.ts";
 
 const SIZE = Number(process.env.BENCH_VEX_STATEMENTS ?? 10_000);
 const SECRET = "bench-secret-bench-secret-bench-secret-00";
@@ -97,11 +98,7 @@ export async function runVexBench(): Promise<void> {
   };
   const base = `http://127.0.0.1:${PORT}`;
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
-      if (i > 300) throw new Error("the service did not become ready");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilReady(base);
     const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}` };
     const create = async (name: string) =>
       ((await (await fetch(`${base}/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name }) })).json()) as { id: string }).id;
