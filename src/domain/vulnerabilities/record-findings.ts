@@ -5,11 +5,11 @@
 // than through the ORM's row-by-row encoding.
 import type { Tx } from "../../db/client.ts";
 import { recordEvents } from "../../events/outbox.ts";
-import type { Scan } from "../../generated/prisma/client.ts";
+import type { Scan, Vulnerability } from "../../generated/prisma/client.ts";
 import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
 import { summarize, type ScanSummary } from "../scans/scan-summary.ts";
-import { STATUS_OF_STATE, type VulnerabilityStatus } from "./analysis.ts";
+import { STATUS_OF_STATE, type Analysis, type VulnerabilityStatus } from "./analysis.ts";
 import type { Finding, FindingBatches } from "./finding.ts";
 import { decideNewVulnerabilities } from "./kept-statements.ts";
 import { canonicalIds } from "./vulnerability-ids.ts";
@@ -36,8 +36,10 @@ export interface FindingsOutcome {
 const sourceOf = (scan: Scan) => (scan.sourceKind === "report" ? "report" : "scan");
 
 /** The report's own decision about a finding, as stored (who and when are the scan's). */
-const reportedAnalysis = (f: Finding, scan: Scan, now: Date) =>
-  f.analysis ? JSON.stringify({ ...f.analysis, source: "report", by: scan.triggeredBy, at: now.toISOString() }) : null;
+const reportedAnalysis = (f: Finding, scan: Scan, now: Date): Analysis | null =>
+  f.analysis ? { ...f.analysis, source: "report", by: scan.triggeredBy, at: now.toISOString() } : null;
+
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 interface SeenRow {
   id: string;
@@ -61,7 +63,7 @@ async function markSeen(tx: Tx, scan: Scan, findings: readonly Finding[], now: D
   return tx.$queryRaw<SeenRow[]>`
     WITH reported AS (
       SELECT * FROM unnest(${findings.map((f) => f.fingerprint)}::text[], ${findings.map((f) => (f.analysis ? STATUS_OF_STATE[f.analysis.state] : null))}::text[],
-                           ${findings.map((f) => reportedAnalysis(f, scan, now))}::jsonb[]) AS r(fingerprint, status, analysis)
+                           ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[]) AS r(fingerprint, status, analysis)
     ), known AS (
       SELECT v.id, v.status::text AS previous, coalesce(v.analysis->>'source', '') = 'vex' AS by_vex, r.status AS reported_status,
              r.analysis AS reported_analysis,
@@ -117,7 +119,7 @@ async function insertNew(tx: Tx, scan: Scan, findings: readonly NewFinding[], no
                     ${column("introducedIn")}::text[], ${column("remediation")}::text[], ${column("packageName")}::text[],
                     ${column("packageVersion")}::text[], ${column("location")}::text[], ${findings.map((f) => JSON.stringify(f.ids))}::jsonb[],
                     ${findings.map((f) => (f.analysis ? STATUS_OF_STATE[f.analysis.state] : null))}::text[],
-                    ${findings.map((f) => reportedAnalysis(f, scan, now))}::jsonb[])
+                    ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[])
           AS f(id, fingerprint, title, description, severity, cwe, cve, cvss_score, introduced_in, remediation, package_name, package_version,
                location, ids, status, analysis)
       ON CONFLICT (application_id, fingerprint) DO NOTHING
@@ -193,7 +195,7 @@ async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now
         id: f.id,
         applicationId,
         status: f.analysis ? STATUS_OF_STATE[f.analysis.state] : "open",
-        analysis: f.analysis ? JSON.parse(reportedAnalysis(f, scan, now)!) : null,
+        analysis: reportedAnalysis(f, scan, now) as Vulnerability["analysis"],
         severity: f.severity,
         title: f.title,
         createdAt: now,
