@@ -13,6 +13,7 @@ import { mintToken } from "../src/auth/mint-token.ts";
 import { benchDatabase } from "./database.ts";
 import { memoryOf } from "./process-memory.ts";
 import { serviceFlags } from "./service-flags.ts";
+import { untilReady } from "./until-ready.ts";
 
 const RESULTS = Number(process.env.BENCH_REPORT_RESULTS ?? 100_000);
 const TARGET_BYTES = 50 * 1024 * 1024 - 64 * 1024;
@@ -100,11 +101,7 @@ export async function runReportBench(): Promise<void> {
   });
   const base = `http://127.0.0.1:${PORT}`;
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
-      if (i > 300) throw new Error("the service did not become ready");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilReady(base);
     const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}` };
     const app = (await (await fetch(`${base}/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name: "bench-reports" }) })).json()) as { id: string };
 

@@ -1,5 +1,5 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- rest`, `-- subscribers`, `-- webhooks`,
-// `-- reports`, `-- dast` or `-- console` one suite.
+// `-- reports`, `-- dast`, `-- vex` or `-- console` one suite.
 // Each starts the real service on a fresh database (embedded Postgres, or DATABASE_URL's server).
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
@@ -9,6 +9,7 @@ import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
 import { runScanClaimBench } from "./scan-claims.ts";
 import { runSubscriberBench } from "./subscribers.ts";
+import { runVexBench } from "./vex.ts";
 import { runWebhookBench } from "./webhooks.ts";
 
 /** Real scans (issue 21): a baseline scan through the service, then agents claiming scans. */
@@ -17,7 +18,7 @@ const runDastBench = async () => {
   await runScanClaimBench();
 };
 
-const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, console: runConsoleBench };
+const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, vex: runVexBench, console: runConsoleBench };
 const chosen = process.argv.slice(2);
 for (const name of chosen) if (!(name in suites)) throw new Error(`unknown suite ${name}; choose from ${Object.keys(suites).join(", ")}`);
 

@@ -35,6 +35,7 @@ import { scanJobRoutes } from "./http/routes/scan-jobs.routes.ts";
 import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
 import { scanRoutes } from "./http/routes/scans.routes.ts";
 import { vulnerabilityRoutes } from "./http/routes/vulnerabilities.routes.ts";
+import { vexRoutes } from "./http/routes/vex.routes.ts";
 import { webhookDeliveryRoutes } from "./http/routes/webhook-deliveries.routes.ts";
 import { systemRoutes } from "./http/routes/system.routes.ts";
 import { webhookRoutes } from "./http/routes/webhooks.routes.ts";
@@ -140,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...scanReportRoutes,
     ...scanJobRoutes,
     ...vulnerabilityRoutes,
+    ...vexRoutes,
     ...policyRoutes,
     ...policyEvaluationRoutes,
     ...webhookRoutes,

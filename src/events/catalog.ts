@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "vulnerability.created",
   "vulnerability.resolved",
   "policy.violated",
+  "vulnerability.updated",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -21,6 +22,7 @@ export const EVENT_READ_SCOPE = {
   "vulnerability.created": "vulnerabilities:read",
   "vulnerability.resolved": "vulnerabilities:read",
   "policy.violated": "policies:read",
+  "vulnerability.updated": "vulnerabilities:read",
 } as const satisfies Record<EventType, string>;
 
 export interface ScanEventData {
@@ -46,6 +48,19 @@ export interface VulnerabilityResolvedData extends VulnerabilityCreatedData {
   status: string;
 }
 
+/** A vulnerability's status or triage decision changed (CONTRACT §13): by a VEX, or by the report that found it. */
+export interface VulnerabilityUpdatedData extends VulnerabilityResolvedData {
+  analysis: {
+    state: string;
+    justification: string | null;
+    detail: string | null;
+    response: string[];
+    source: string;
+    by: string | null;
+    at: string;
+  } | null;
+}
+
 export interface PolicyViolatedData {
   policyId: string;
   policyName: string;
@@ -62,6 +77,7 @@ export interface EventData {
   "vulnerability.created": VulnerabilityCreatedData;
   "vulnerability.resolved": VulnerabilityResolvedData;
   "policy.violated": PolicyViolatedData;
+  "vulnerability.updated": VulnerabilityUpdatedData;
 }
 
 /** The envelope consumers see (webhook body minus signature; GraphQL `events` items). */

@@ -2,6 +2,7 @@
 // fine), 415 for a body that is not JSON, 400 for malformed JSON.
 import type Koa from "koa";
 import getRawBody from "raw-body";
+import { meterBody, payloadTooLarge } from "./body-limit.ts";
 import { httpProblem } from "./problem.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -13,12 +14,13 @@ export function hasBody(ctx: Koa.Context): boolean {
 
 /** The raw body as text, at most 1 MiB whether or not the client announced its length. */
 export async function readBodyText(ctx: Koa.Context): Promise<string> {
+  const meter = meterBody(ctx.req);
   try {
     return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8", length: ctx.get("Content-Length") || undefined });
   } catch (err) {
     const type = (err as { type?: string }).type;
-    // The rest of the body is never read, so the connection cannot carry another request.
-    if (type === "entity.too.large") throw httpProblem("payload_too_large", "Request body exceeds 1 MiB", { Connection: "close" });
+    // The rest of the body is not read whole, so the connection cannot carry another request.
+    if (type === "entity.too.large") throw await payloadTooLarge(ctx.req, meter, MAX_BODY_BYTES, "Request body exceeds 1 MiB");
     if (type === "request.size.invalid") throw httpProblem("malformed_json", "Request body length does not match Content-Length");
     throw httpProblem("malformed_json", "Request body could not be read");
   }

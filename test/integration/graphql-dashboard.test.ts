@@ -191,6 +191,8 @@ describe("GraphQL scans and vulnerabilities", () => {
     // Every field of the type, objects with every field of theirs (application with its id).
     const selectionOf = (type: GraphQLObjectType): string =>
       Object.values(type.getFields())
+        // A vulnerability's history is its own REST resource (…/history), not a field of the REST view.
+        .filter((f) => !(type.name === "Vulnerability" && f.name === "history"))
         .map((f) => {
           const named = getNamedType(f.type);
           if (named.name === "Application") return `${f.name} { id }`;

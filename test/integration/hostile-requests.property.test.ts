@@ -62,6 +62,15 @@ beforeAll(async () => {
   for (const name of ["fuzz-p", "fuzz-q"]) policies.push((await t.request("POST", "/policies", { body: { name, action: "block", conditions: { applicationIds: [apps[0].id] } } })).body);
   const webhook = (await t.request("POST", "/webhooks", { body: { name: "fuzz-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" } })).body;
   const scan = (await t.request("POST", `/applications/${apps[0].id}/scans`, { body: { scanType: "sast" } })).body;
+  // A vulnerability (from a one-finding CycloneDX report) for the routes under /vulnerabilities/{vulnerabilityId}.
+  const report = {
+    bomFormat: "CycloneDX",
+    specVersion: "1.6",
+    components: [{ type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" }],
+    vulnerabilities: [{ id: "CVE-2021-23337", ratings: [{ severity: "high" }], affects: [{ ref: "c" }] }],
+  };
+  await t.request("POST", `/applications/${apps[0].id}/scan-reports`, { rawBody: JSON.stringify(report), headers: { "content-type": "application/json" } });
+  const vulnerability = (await t.request("GET", `/applications/${apps[0].id}/vulnerabilities`)).body[0];
   const cursors = [
     cursorOf((await t.request("GET", "/applications?limit=1")).headers.get("link")),
     cursorOf((await t.request("GET", "/policies?limit=1")).headers.get("link")),
@@ -69,7 +78,7 @@ beforeAll(async () => {
   expect(cursors).toHaveLength(2);
 
   const creds = await credentials();
-  const ids = { applications: apps[0].id, policies: policies[0].id, webhooks: webhook.id, scanId: scan.id };
+  const ids = { applications: apps[0].id, policies: policies[0].id, webhooks: webhook.id, scanId: scan.id, vulnerabilityId: vulnerability.id };
   const targets = restOperations(doc).map((op) => op.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === "id" ? ids[op.path.split("/")[1] as keyof typeof ids] : ids[name as keyof typeof ids]) ?? "x"));
   arbitrary = fc.oneof(
     { weight: 4, arbitrary: restRequests(doc, { credentials: creds, ids, cursors }) },

@@ -11,7 +11,15 @@ beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" });
   doc = (await t.request("GET", "/openapi.json", { token: null })).body;
   const app = await t.request("POST", "/applications", { body: { name: "fuzz-target" } });
-  realIds = { id: app.body.id };
+  const report = {
+    bomFormat: "CycloneDX",
+    specVersion: "1.6",
+    components: [{ type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" }],
+    vulnerabilities: [{ id: "CVE-2021-23337", ratings: [{ severity: "high" }], affects: [{ ref: "c" }] }],
+  };
+  await t.request("POST", `/applications/${app.body.id}/scan-reports`, { rawBody: JSON.stringify(report), headers: { "content-type": "application/json" } });
+  const vulnerability = (await t.request("GET", `/applications/${app.body.id}/vulnerabilities`)).body[0];
+  realIds = { id: app.body.id, vulnerabilityId: vulnerability.id };
 });
 afterAll(() => t.close());
 

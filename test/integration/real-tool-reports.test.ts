@@ -157,7 +157,13 @@ describe("cyclonedx-npm's SBOM", () => {
       "CVE-2099-0001 koa",
       "CVE-2099-0001 pg",
       "CVE-2099-0002 pg", // informational, kept as low because it names a CVE
+      "CVE-2099-0004 koa", // not_affected: kept, accepted (CONTRACT §13)
     ]);
+    expect(vulns.find((v) => v.cve === "CVE-2099-0004")).toMatchObject({
+      status: "accepted",
+      analysis: { state: "not_affected", justification: "code_not_reachable", source: "report" },
+    });
+    expect(vulns.find((v) => v.cve === "CVE-2099-0002")).toMatchObject({ status: "in_progress", analysis: { state: "in_triage" } });
     for (const component of [koa, pg]) {
       expect(vulns.find((v) => v.packageName === component.name && v.cve === "CVE-2099-0001")).toMatchObject({
         title: `GHSA-test-koa1-0001 in ${component.name}@${component.version}`,

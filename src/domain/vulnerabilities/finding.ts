@@ -1,5 +1,6 @@
 // A finding as a scanner engine reports it: the domain's input for dedup, resolve and reopen.
 import type { Severity } from "../validation.ts";
+import type { Decision } from "./analysis.ts";
 
 export interface Finding {
   /** Stable identity within an application: the same finding always has the same fingerprint. */
@@ -23,6 +24,13 @@ export interface Finding {
   packageVersion: string | null;
   /** file:line (sast), URL path (dast), package coordinate (sca), image layer and package (container). */
   location: string | null;
+  /**
+   * Every id the report knows the finding's vulnerability by, its own first (CVE-…, GHSA-…, the
+   * rule's id): what VEX statements match. Default: the CVE.
+   */
+  aliases?: string[];
+  /** The report's own triage of it (CycloneDX `analysis`, SARIF `suppressions`), which gives its status. */
+  analysis?: Decision | null;
 }
 
 /**

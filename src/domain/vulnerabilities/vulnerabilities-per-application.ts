@@ -33,6 +33,8 @@ const COLUMNS: Readonly<Record<keyof Vulnerability, string>> = {
   resolvedAt: "t.resolved_at",
   createdAt: "t.created_at",
   updatedAt: "t.updated_at",
+  aliases: "t.aliases",
+  analysis: "t.analysis",
 };
 const DATES = ["resolvedAt", "createdAt", "updatedAt"];
 

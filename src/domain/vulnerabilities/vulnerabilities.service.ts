@@ -1,5 +1,6 @@
 import { requireScope } from "../../auth/scopes.ts";
-import { Prisma, type Vulnerability } from "../../generated/prisma/client.ts";
+import { notFound } from "../../errors.ts";
+import { Prisma, type Vulnerability, type VulnerabilityChange } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
@@ -26,6 +27,29 @@ export async function listApplicationVulnerabilities(
   return findPage(page, (args) =>
     ctx.db.vulnerability.findMany({ ...args, where: { AND: [{ applicationId, ...filter }, args.where] } }),
   );
+}
+
+/** One of the application's vulnerabilities; 404 when the application has no such one. */
+export async function getApplicationVulnerability(ctx: ServiceContext, applicationId: string, vulnerabilityId: string): Promise<Vulnerability> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  const found = isId(applicationId) && isId(vulnerabilityId) ? await ctx.db.vulnerability.findFirst({ where: { id: vulnerabilityId, applicationId } }) : null;
+  if (!found) throw notFound("Vulnerability");
+  return found;
+}
+
+/** Every change of the vulnerability's status, oldest first (CONTRACT §13). */
+export async function vulnerabilityHistory(ctx: ServiceContext, applicationId: string, vulnerabilityId: string): Promise<VulnerabilityChange[]> {
+  const vulnerability = await getApplicationVulnerability(ctx, applicationId, vulnerabilityId);
+  return ctx.db.vulnerabilityChange.findMany({ where: { vulnerabilityId: vulnerability.id }, orderBy: { id: "asc" } });
+}
+
+/** The histories of several vulnerabilities at once (GraphQL's Vulnerability.history under a list), each oldest first. */
+export async function vulnerabilityHistories(ctx: ServiceContext, vulnerabilityIds: readonly string[]): Promise<Map<string, VulnerabilityChange[]>> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  const changes = await ctx.db.vulnerabilityChange.findMany({ where: { vulnerabilityId: { in: [...vulnerabilityIds] } }, orderBy: { id: "asc" } });
+  const byVulnerability = new Map<string, VulnerabilityChange[]>(vulnerabilityIds.map((id) => [id, []]));
+  for (const change of changes) byVulnerability.get(change.vulnerabilityId)?.push(change);
+  return byVulnerability;
 }
 
 // Reads for dashboards (GraphQL) across applications; those per application, for a list of

@@ -2,8 +2,9 @@
 import { REPORT_FORMATS } from "../../domain/scans/scans.schemas.ts";
 import { builder } from "../builder.ts";
 
-export function upperCaseEnum<const V extends string>(name: string, values: readonly V[]) {
+export function upperCaseEnum<const V extends string>(name: string, values: readonly V[], description?: string) {
   return builder.enumType(name, {
+    ...(description && { description }),
     values: Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v }])) as Record<string, { value: V }>,
   });
 }
@@ -26,5 +27,6 @@ export const EventTypeEnum = builder.enumType("EventType", {
     VULNERABILITY_CREATED: { value: "vulnerability.created" },
     VULNERABILITY_RESOLVED: { value: "vulnerability.resolved" },
     POLICY_VIOLATED: { value: "policy.violated" },
+    VULNERABILITY_UPDATED: { value: "vulnerability.updated" },
   } as const,
 });

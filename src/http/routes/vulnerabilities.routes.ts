@@ -2,6 +2,7 @@ import { z } from "zod";
 import { vulnerabilityFilterSchema } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
 import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
 import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
+import { toVulnerabilityChangeView, vulnerabilityChangeViewSchema } from "../../domain/vulnerabilities/vulnerability-change.view.ts";
 import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
@@ -30,6 +31,32 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
         page.limit,
         toVulnerabilityView,
       );
+    },
+  },
+  {
+    operationId: "GetApplicationVulnerability",
+    method: "GET",
+    path: "/applications/{id}/vulnerabilities/{vulnerabilityId}",
+    summary: "Get one vulnerability, with its analysis (extension)",
+    tag: "Vulnerabilities",
+    scope: "vulnerabilities:read",
+    success: { status: 200, description: "The vulnerability", schema: vulnerabilityViewSchema },
+    errors: [404],
+    async handle(ctx, svc) {
+      ctx.body = toVulnerabilityView(await vulnerabilities.getApplicationVulnerability(svc, ctx.params.id!, ctx.params.vulnerabilityId!));
+    },
+  },
+  {
+    operationId: "GetVulnerabilityHistory",
+    method: "GET",
+    path: "/applications/{id}/vulnerabilities/{vulnerabilityId}/history",
+    summary: "Every change of the vulnerability's status, oldest first: by scans, reports and VEX (extension)",
+    tag: "Vulnerabilities",
+    scope: "vulnerabilities:read",
+    success: { status: 200, description: "The changes, oldest first", schema: z.array(vulnerabilityChangeViewSchema) },
+    errors: [404],
+    async handle(ctx, svc) {
+      ctx.body = (await vulnerabilities.vulnerabilityHistory(svc, ctx.params.id!, ctx.params.vulnerabilityId!)).map(toVulnerabilityChangeView);
     },
   },
 ];

@@ -4,21 +4,23 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { ANALYSIS_RESPONSES, ANALYSIS_STATES, CYCLONEDX_JUSTIFICATIONS, type Decision } from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
+import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
-import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
+import { schemaCheckOfLongArrays, type SchemaCheck } from "./json-schema-check.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { isObject, ReportInvalid, type ReportParser } from "./report.ts";
 
 export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"] as const;
-type SpecVersion = (typeof CYCLONEDX_VERSIONS)[number];
+export type SpecVersion = (typeof CYCLONEDX_VERSIONS)[number];
 
 const SCHEMA_DIR = join(dirname(createRequire(import.meta.url).resolve("@cyclonedx/cyclonedx-library/package.json")), "res", "schema");
 const readSchema = (file: string) => JSON.parse(readFileSync(join(SCHEMA_DIR, file), "utf8")) as Record<string, unknown>;
 
 const checks = new Map<SpecVersion, SchemaCheck>();
-function bomSchema(version: SpecVersion): SchemaCheck {
+export function bomSchema(version: SpecVersion): SchemaCheck {
   let check = checks.get(version);
   if (!check) {
     // The BOM schemas refer to their neighbours by file name, resolved against their own $id.
@@ -26,13 +28,13 @@ function bomSchema(version: SpecVersion): SchemaCheck {
       ...readSchema(file),
       $id: `http://cyclonedx.org/schema/${file}`,
     }));
-    check = schemaCheck(readSchema(`bom-${version}.SNAPSHOT.schema.json`), { references });
+    check = schemaCheckOfLongArrays(readSchema(`bom-${version}.SNAPSHOT.schema.json`), ["components", "vulnerabilities"], { references });
     checks.set(version, check);
   }
   return check;
 }
 
-interface Component {
+export interface Component {
   "bom-ref"?: string;
   type?: string;
   name: string;
@@ -57,7 +59,7 @@ interface Vulnerability {
   detail?: string;
   recommendation?: string;
   workaround?: string;
-  analysis?: { state?: string };
+  analysis?: CycloneDxAnalysis;
   affects?: { ref: string }[];
   tools?: Tools;
 }
@@ -77,10 +79,28 @@ interface Bom {
   vulnerabilities?: Vulnerability[];
 }
 
+/** A vulnerability's `analysis`, as the schema allows it. */
+export interface CycloneDxAnalysis {
+  state?: string;
+  justification?: string;
+  response?: string[];
+  detail?: string;
+}
+
+const isOneOf = <T extends string>(values: readonly T[], value: unknown): value is T => (values as readonly unknown[]).includes(value);
+
+/** An analysis with a state as the decision it records (the schema has checked its enums). */
+export function decisionOfAnalysis(analysis: CycloneDxAnalysis & { state: string }): Decision {
+  return {
+    state: isOneOf(ANALYSIS_STATES, analysis.state) ? analysis.state : "in_triage",
+    justification: isOneOf(CYCLONEDX_JUSTIFICATIONS, analysis.justification) ? analysis.justification : null,
+    detail: analysis.detail?.trim() ? clip(analysis.detail, TEXT_MAX) : null,
+    response: [...new Set((analysis.response ?? []).filter((r) => isOneOf(ANALYSIS_RESPONSES, r)))],
+  };
+}
+
 const SEVERITY_RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, unknown: 1, info: 0, none: 0 };
 const RANKED: Severity[] = ["low", "low", "medium", "high", "critical"];
-/** VEX states saying the product is not exposed: nothing to fix. */
-const NOT_EXPOSED = new Set(["not_affected", "false_positive", "resolved", "resolved_with_pedigree"]);
 
 const listed = (tools: Tools | undefined): Tool[] => (Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])]);
 
@@ -91,7 +111,7 @@ function toolOf(bom: Bom): Tool {
 }
 
 /** Every component by its bom-ref, nested ones included (walked with a stack, not recursion). */
-function componentsByRef(bom: Bom): Map<string, Component> {
+export function componentsByRef(bom: Pick<Bom, "metadata" | "components">): Map<string, Component> {
   const byRef = new Map<string, Component>();
   const stack = [...(bom.metadata?.component ? [bom.metadata.component] : []), ...(bom.components ?? [])];
   while (stack.length > 0) {
@@ -143,9 +163,12 @@ export const cyclonedxReport: ReportParser = {
     const components = componentsByRef(bom);
 
     const findings = (bom.vulnerabilities ?? []).flatMap((vulnerability): Finding[] => {
-      if (vulnerability.analysis?.state && NOT_EXPOSED.has(vulnerability.analysis.state)) return [];
       const id = vulnerability.id ?? "";
-      const cve = cveOf([id, ...(vulnerability.references ?? []).map((r) => r.id)]);
+      const aliases = canonicalIds([id, ...(vulnerability.references ?? []).map((r) => r.id)]);
+      const cve = cveOf(aliases);
+      const state = vulnerability.analysis?.state;
+      // Its analysis gives its status (CONTRACT §13): a not_affected finding is kept, `accepted`.
+      const analysis = state ? decisionOfAnalysis({ ...vulnerability.analysis, state }) : null;
       const rated = severityOf(vulnerability.ratings ?? []);
       // Informational (info/none) is kept, as low, only when it names a CVE.
       const severity = rated.severity ?? (cve ? "low" : null);
@@ -168,6 +191,8 @@ export const cyclonedxReport: ReportParser = {
         packageName: pkg?.name ?? null,
         packageVersion: pkg?.version ?? null,
         location: pkg ? packageLocation(pkg) : target || null,
+        aliases,
+        analysis,
       }));
     });
     return {

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import { clip, cveOf, cvssScoreFor, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf, UNKNOWN_CWE } from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
@@ -57,7 +58,8 @@ const v3Score = (advisories: readonly z.infer<typeof advisory>[]): number | null
 function findingOf(m: Match, tool: string, target: string): Finding | null {
   const v = m.vulnerability;
   const related = m.relatedVulnerabilities ?? [];
-  const cve = cveOf([v.id, ...related.map((r) => r.id)]);
+  const aliases = canonicalIds([v.id, ...related.map((r) => r.id)]);
+  const cve = cveOf(aliases);
   // Negligible is informational: kept, as low, only when it names a CVE.
   const severity = SEVERITY[v.severity] ?? (cve ? "low" : null);
   if (!severity) return null;
@@ -78,6 +80,7 @@ function findingOf(m: Match, tool: string, target: string): Finding | null {
     packageName: a.name,
     packageVersion: a.version ?? null,
     location: packageLocation(pkg),
+    aliases,
   };
 }
 

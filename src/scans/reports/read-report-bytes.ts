@@ -12,7 +12,7 @@ import { jsonPointer } from "./json-pointer.ts";
 import { MAX_ERRORS } from "./json-schema-check.ts";
 import { checkReadRequest, readReport } from "./read-report.ts";
 import type { ReadOptions, ReportHeader } from "./report.ts";
-import { checkSarifLog, checkSarifResult, SARIF_INVALID, sarifReport, sarifRuns } from "./sarif-report.ts";
+import { checkSarifLog, checkSarifResult, isNotAFinding, SARIF_INVALID, sarifReport, sarifRuns } from "./sarif-report.ts";
 import { sarifResults } from "./sarif-results-stream.ts";
 
 /** Findings handed over at a time: what record-findings.ts writes per statement. */
@@ -36,7 +36,7 @@ function readStreamedSarif(bytes: Uint8Array, format: string | undefined, option
     const { run, index, result } = step.value;
     if (unsafe || errors.length >= MAX_ERRORS) continue;
     unsafe = unsafeInput(result, jsonPointer, ["runs", run, "results", index]);
-    if (!unsafe) errors.push(...checkSarifResult(result, run, index));
+    if (!unsafe && !isNotAFinding(result)) errors.push(...checkSarifResult(result, run, index));
   }
   const outline = step.value;
   if (outline === undefined || (format === undefined && !sarifReport.detect(outline))) return undefined;
@@ -49,7 +49,7 @@ function readStreamedSarif(bytes: Uint8Array, format: string | undefined, option
   function* batches(): Generator<Finding[]> {
     let batch: Finding[] = [];
     for (const { run, result } of sarifResults(bytes)) {
-      const finding = findingOf(run, result as Sarif.Result);
+      const finding = isNotAFinding(result) ? null : findingOf(run, result as Sarif.Result);
       if (finding) batch.push(finding);
       if (batch.length === FINDINGS_PER_BATCH) {
         yield batch;

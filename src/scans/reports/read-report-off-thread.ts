@@ -9,11 +9,11 @@ import { Piscina } from "piscina";
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { ReadOptions } from "./report.ts";
-import type { ReadOutcome, ReadTask } from "./report-worker.ts";
+import type { ReadOutcome, ReadTask, VexOutcome, VexTask } from "./report-worker.ts";
 
 const compiled = import.meta.url.endsWith(".js");
 
-let pool: Piscina<ReadTask, void> | undefined;
+let pool: Piscina<ReadTask | VexTask, unknown> | undefined;
 const readers = () =>
   (pool ??= new Piscina({
     filename: new URL(compiled ? "./report-worker.js" : "./report-worker-ts.mjs", import.meta.url).href,
@@ -54,13 +54,15 @@ function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unkno
   };
 }
 
+/** Only a buffer that owns its whole memory can be moved to a thread; a pooled small one is copied. */
+const movable = (bytes: Buffer): Buffer => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes));
+
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
 export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReportRead> {
-  // Only a buffer that owns its whole memory can be moved; a pooled small one is copied.
-  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes);
+  const own = movable(bytes);
   const { port1: port, port2 } = new MessageChannel();
   const task: ReadTask = { bytes: own, format, ...options, port: port2 };
-  const nextMessage = messagesOf(port, readers().run(task, { transferList: [own.buffer as ArrayBuffer, port2] }));
+  const nextMessage = messagesOf(port, readers().run(task, { transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
   const close = () => port.close();
   try {
     const outcome = (await nextMessage()) as ReadOutcome;
@@ -86,6 +88,12 @@ export async function readReportOffThread(bytes: Buffer, format: string | undefi
     close();
     throw err;
   }
+}
+
+/** A VEX document's statements, read in the same threads (report-worker.ts's readVexTask). */
+export async function readVexOffThread(bytes: Buffer, format: string | undefined): Promise<VexOutcome> {
+  const own = movable(bytes);
+  return (await readers().run({ bytes: own, format } satisfies VexTask, { name: "readVexTask", transferList: [own.buffer as ArrayBuffer] })) as VexOutcome;
 }
 
 /** Ends the worker threads (graceful shutdown). */

@@ -2,13 +2,15 @@
 // The log is checked against the OASIS schema first, so what follows may rely on its shape.
 import { createRequire } from "node:module";
 import type * as Sarif from "sarif";
+import type { Decision } from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
+import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { FieldError } from "../../errors.ts";
 import type { ScanType } from "../engines/engine.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { jsonPointer } from "./json-pointer.ts";
-import { schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
+import { MAX_ERRORS, schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
 import { isObject, ReportInvalid, type ReadOptions, type ReportHeader, type ReportParser } from "./report.ts";
 
 const schemaDocument = () => createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json") as { id: string };
@@ -29,11 +31,34 @@ export function checkSarifResult(result: unknown, run: number, index: number): F
 
 const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = { error: "high", warning: "medium", note: "low", none: "low" };
 
-/** Results that say nothing is wrong, or that someone has already dismissed. */
+/** Kinds of results that report no problem: not findings, and left out before the schema's check (they may lack a message). */
+const NOT_FINDINGS = new Set(["pass", "notApplicable", "informational"]);
+
+/** A result that is not a finding: its kind says nothing is wrong (any value, checked or not, so that it is never refused). */
+export const isNotAFinding = (result: unknown): boolean =>
+  typeof result === "object" && result !== null && NOT_FINDINGS.has((result as { kind?: unknown }).kind as string);
+
+/** Results that say nothing is wrong, or that the current run no longer has. */
 function isInformational(result: Sarif.Result): boolean {
   if (result.kind !== undefined && result.kind !== "fail" && result.kind !== "open" && result.kind !== "review") return true;
-  if (result.baselineState === "absent") return true;
-  return (result.suppressions ?? []).some((s) => s.status === undefined || s.status === "accepted");
+  return result.baselineState === "absent";
+}
+
+/**
+ * Its suppressions as a decision (CONTRACT §13), null when it is not suppressed: a `rejected`
+ * suppression means the team decided not to suppress it; else one `underReview` makes it
+ * in_triage; else (every one `accepted` or without a status) it is suppressed, not_affected.
+ */
+function suppressionOf(result: Sarif.Result): Decision | null {
+  const suppressions = result.suppressions ?? [];
+  if (suppressions.length === 0 || suppressions.some((s) => s.status === "rejected")) return null;
+  const reasons = [...new Set(suppressions.flatMap((s) => (s.justification?.trim() ? [s.justification.trim()] : [])))];
+  return {
+    state: suppressions.some((s) => s.status === "underReview") ? "in_triage" : "not_affected",
+    justification: null,
+    detail: reasons.length > 0 ? clip(reasons.join("\n\n"), TEXT_MAX) : null,
+    response: [],
+  };
 }
 
 /** The rule a result refers to: by index into the driver or an extension, else by id. */
@@ -136,6 +161,8 @@ function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: s
     packageName: null,
     packageVersion: null,
     location,
+    aliases: canonicalIds([ruleId]),
+    analysis: suppressionOf(result),
   };
 }
 
@@ -173,11 +200,15 @@ export const sarifReport: ReportParser = {
   detect: (document) => isObject(document) && Array.isArray(document["runs"]) && (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
 
   parse(document, options: ReadOptions = {}) {
-    const errors = checkSarifLog(document);
-    if (errors.length > 0) throw new ReportInvalid(SARIF_INVALID, errors);
-    const log = document as Sarif.Log;
-    const { report, findingOf } = sarifRuns(log, options);
-    const findings = log.runs.flatMap((run, i) => (run.results ?? []).flatMap((result) => findingOf(i, result) ?? []));
+    // As the streamed reading does: the log without its results against the whole schema, then
+    // each result that may be a finding against the schema's `result`.
+    const runs = isObject(document) && Array.isArray(document["runs"]) ? (document["runs"] as unknown[]) : [];
+    const results = runs.map((run) => (isObject(run) && Array.isArray(run["results"]) ? (run["results"] as unknown[]) : []));
+    const outline = { ...document as object, runs: runs.map((run, i) => (results[i]!.length > 0 ? { ...(run as object), results: [] } : run)) };
+    const errors = [...checkSarifLog(outline), ...results.flatMap((list, run) => list.flatMap((r, i) => (isNotAFinding(r) ? [] : checkSarifResult(r, run, i))))];
+    if (errors.length > 0) throw new ReportInvalid(SARIF_INVALID, errors.slice(0, MAX_ERRORS));
+    const { report, findingOf } = sarifRuns(outline as unknown as Sarif.Log, options);
+    const findings = results.flatMap((list, run) => list.flatMap((result) => (isNotAFinding(result) ? [] : (findingOf(run, result as Sarif.Result) ?? []))));
     return { ...report, findings };
   },
 };

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf } from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
@@ -50,19 +51,21 @@ function findingOf(v: TrivyVulnerability, target: string): Finding {
   const coordinate = packageCoordinate(v.PkgName, v.InstalledVersion);
   const severity: Severity = v.Severity === "UNKNOWN" ? "low" : (v.Severity.toLowerCase() as Severity);
   const text = [v.Title, v.Description].filter(Boolean).join("\n\n") || v.VulnerabilityID;
+  const aliases = canonicalIds([v.VulnerabilityID, ...(v.VendorIDs ?? [])]);
   return {
     fingerprint: fingerprintOf("trivy", "Trivy", [v.VulnerabilityID, packageLocation(pkg), target]),
     title: titleOf(`${v.VulnerabilityID} in ${coordinate}`),
     description: clip(text, TEXT_MAX),
     severity,
     cwe: cweOf(v.CweIDs ?? []),
-    cve: cveOf([v.VulnerabilityID, ...(v.VendorIDs ?? [])]),
+    cve: cveOf(aliases),
     cvssScore: cvssScoreFor(severity, v3Score(v)),
     introducedIn: coordinate,
     remediation: v.FixedVersion ? `Upgrade ${v.PkgName} to ${v.FixedVersion}` : `No fixed version of ${v.PkgName} is known yet${v.PrimaryURL ? `; see ${v.PrimaryURL}` : ""}`,
     packageName: v.PkgName,
     packageVersion: v.InstalledVersion ?? null,
     location: packageLocation(pkg),
+    aliases,
   };
 }
 

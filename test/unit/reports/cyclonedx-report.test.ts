@@ -377,15 +377,25 @@ describe("cyclonedxReport.parse — CWE, CVE, texts", () => {
   });
 });
 
-describe("cyclonedxReport.parse — VEX analysis", () => {
-  it.each(["not_affected", "false_positive"])("skips a vulnerability whose analysis state is %s", (state) => {
-    const vulnerabilities = [vulnerability({ id: "CVE-2024-31001", analysis: { state, justification: "code_not_reachable" } }), vulnerability({ id: "CVE-2024-31002" })];
-    const findings = parse(bom16({ vulnerabilities })).findings;
-    expect(findings.map((f) => f.cve)).toEqual(["CVE-2024-31002"]);
-  });
+describe("cyclonedxReport.parse — VEX analysis (CONTRACT §13)", () => {
+  it.each(["not_affected", "false_positive", "exploitable", "in_triage", "resolved", "resolved_with_pedigree"])(
+    "keeps a vulnerability whose analysis state is %s, with its analysis",
+    (state) => {
+      const analysis = { state, justification: "code_not_reachable", response: ["will_not_fix", "update"], detail: "The parser is never given input" };
+      const vulnerabilities = [vulnerability({ id: "CVE-2024-31001", analysis }), vulnerability({ id: "CVE-2024-31002", analysis: undefined })];
+      const findings = parse(bom16({ vulnerabilities: JSON.parse(JSON.stringify(vulnerabilities)) })).findings;
+      expect(findings.map((f) => [f.cve, f.analysis])).toEqual([
+        ["CVE-2024-31001", { state, justification: "code_not_reachable", response: ["will_not_fix", "update"], detail: "The parser is never given input" }],
+        ["CVE-2024-31002", null],
+      ]);
+    },
+  );
 
-  it.each(["exploitable", "in_triage"])("keeps a vulnerability whose analysis state is %s", (state) => {
-    expect(parse(bom14({ vulnerabilities: [vulnerability({ analysis: { state } })] })).findings).toHaveLength(1);
+  it("gives the vulnerability's id and its references' ids as the finding's aliases, canonical", () => {
+    const v = vulnerability({ id: "GHSA-JFH8-C2JP-5V3Q", references: [{ id: "cve-2021-44228", source: { name: "NVD" } }] });
+    const [finding] = parse(bom16({ vulnerabilities: [v] })).findings;
+    expect(finding!.aliases).toEqual(["GHSA-jfh8-c2jp-5v3q", "CVE-2021-44228"]);
+    expect(finding!.cve).toBe("CVE-2021-44228");
   });
 });
 
@@ -568,5 +578,17 @@ describe("cyclonedxReport.parse — invalid documents", () => {
     const document = bom16();
     delete document["vulnerabilities"];
     expect(parse(document).findings).toEqual([]);
+  });
+});
+
+describe("cyclonedxReport.parse — long arrays", () => {
+  it("refuses a repeated vulnerability or component by its JSON Pointer (checked by canonical JSON, not by ajv's pairwise uniqueItems)", () => {
+    const many = Array.from({ length: 2_000 }, (_, i) => vulnerability({ "bom-ref": `v-${i}`, id: `CVE-2024-${40_000 + i}` }));
+    expect(parse(bom16({ vulnerabilities: many })).findings).toHaveLength(2_000);
+    const repeated = vulnerability({ "bom-ref": "twice" });
+    expect(invalidErrors(parse, bom16({ vulnerabilities: [repeated, vulnerability(), repeated] }))).toEqual([
+      { path: "/vulnerabilities/2", message: "Repeats item 0: the items must be unique" },
+    ]);
+    expect(invalidPaths(parse, bom16({ components: [TEMPLATE_KIT, TEMPLATE_KIT], vulnerabilities: [] }))).toEqual(["/components/1"]);
   });
 });

@@ -499,12 +499,12 @@ describe("sarifReport.parse — results that are not findings", () => {
     ["kind pass", { kind: "pass" }],
     ["kind notApplicable", { kind: "notApplicable" }],
     ["kind informational", { kind: "informational" }],
-    ["an in-source suppression without a status", { suppressions: [{ kind: "inSource" }] }],
-    ["an accepted external suppression", { suppressions: [{ kind: "external", status: "accepted", justification: "Test code" }] }],
     ["baselineState absent", { baselineState: "absent" }],
   ];
   const kept: [string, Partial<Sarif.Result>][] = [
     ["kind fail", { kind: "fail" }],
+    ["an in-source suppression without a status", { suppressions: [{ kind: "inSource" }] }],
+    ["an accepted external suppression", { suppressions: [{ kind: "external", status: "accepted", justification: "Test code" }] }],
     ["a suppression under review", { suppressions: [{ kind: "external", status: "underReview" }] }],
     ["a rejected suppression", { suppressions: [{ kind: "inSource", status: "rejected" }] }],
     ["baselineState new", { baselineState: "new" }],
@@ -520,12 +520,51 @@ describe("sarifReport.parse — results that are not findings", () => {
     expect(one(result(overrides)).location).toBe("lib/a.ts:3");
   });
 
+  it.each(["pass", "notApplicable", "informational"])("skips a result of kind %s before the schema's check, so it may lack a message", (kind) => {
+    const { message: _none, ...bare } = result({ kind: kind as Sarif.Result.kind, locations: [physical("lib/not-a-finding.ts", 9)] });
+    const findings = findingsOf(toolRun([bare as Sarif.Result, result({ locations: [physical("lib/kept.ts", 1)] })]));
+    expect(findings.map((f) => f.location)).toEqual(["lib/kept.ts:1"]);
+  });
+
+  it("still refuses a result that may be a finding and lacks its message", () => {
+    const { message: _none, ...bare } = result({ kind: "fail" });
+    expect(() => findingsOf(toolRun([bare as Sarif.Result]))).toThrow(expect.objectContaining({ errors: [{ path: "/runs/0/results/0/message", message: "Required" }] }));
+  });
+
   it("has no findings for a run without results, nor for a log without runs", () => {
     expect(findingsOf(toolRun([]))).toEqual([]);
     expect(findingsOf({ tool: { driver: { name: "acme-lint" } } })).toEqual([]);
     const empty = parse(sarifLog([]));
     expect(empty.findings).toEqual([]);
     expect(empty.scanType).toBe("sast");
+  });
+});
+
+describe("sarifReport.parse — suppressions (CONTRACT §13)", () => {
+  const analysisOf = (suppressions: Sarif.Suppression[]) => one(result({ suppressions })).analysis;
+
+  it("makes an accepted suppression, or one without a status, a not_affected decision with its justification", () => {
+    expect(analysisOf([{ kind: "external", status: "accepted", justification: "Only test fixtures read this file" }])).toEqual({
+      state: "not_affected",
+      justification: null,
+      detail: "Only test fixtures read this file",
+      response: [],
+    });
+    expect(analysisOf([{ kind: "inSource" }])?.state).toBe("not_affected");
+  });
+
+  it("makes a suppression under review in_triage", () => {
+    expect(analysisOf([{ kind: "inSource" }, { kind: "external", status: "underReview" }])?.state).toBe("in_triage");
+  });
+
+  it("leaves a result with a rejected suppression, or an empty list of them, undecided", () => {
+    expect(analysisOf([{ kind: "external", status: "accepted" }, { kind: "inSource", status: "rejected" }])).toBeNull();
+    expect(analysisOf([])).toBeNull();
+    expect(one(result({})).analysis).toBeNull();
+  });
+
+  it("gives the rule's id as the finding's alias", () => {
+    expect(one(result({ ruleId: "ACME001" })).aliases).toEqual(["ACME001"]);
   });
 });
 

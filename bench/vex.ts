@@ -1,0 +1,154 @@
+// Applying a VEX of 10,000 statements to an application with 10,000 vulnerabilities (CONTRACT
+// §13), on the real service (`dist/main.js`, its own process) and a fresh database. Prints how
+// long each apply takes (every statement changing a vulnerability, then every one changing it
+// back, then every one unchanged), how many SQL statements one apply sends (counted inside the
+// service by a preloaded counter, bench/count-statements.mjs, beside what the background workers
+// send over as long while idle), and the
+// latency other callers see meanwhile: 8 clients reading a page of vulnerabilities of another
+// application without pause, their p50/p99 while idle and while the VEX is applied, in the same
+// run. BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import { Pool } from "undici";
+import { mintToken } from "../src/auth/mint-token.ts";
+import { benchDatabase } from "./database.ts";
+import { serviceFlags } from "./service-flags.ts";
+import { untilReady } from "./until-ready.ts";
+
+const SIZE = Number(process.env.BENCH_VEX_STATEMENTS ?? 10_000);
+const SECRET = "bench-secret-bench-secret-bench-secret-00";
+const PORT = Number(process.env.BENCH_PORT ?? 18183);
+const READERS = 8;
+const IDLE_MS = 3_000;
+
+/** A GHSA id of its own for each number (GitHub's alphabet). */
+function ghsaOf(i: number): string {
+  const alphabet = "23456789cfghjmpqrvwx";
+  const digits = Array.from({ length: 12 }, (_, k) => alphabet[Math.floor(i / alphabet.length ** k) % alphabet.length]).join("");
+  return `GHSA-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8)}`;
+}
+
+/** A CycloneDX 1.6 report of `size` vulnerabilities, each its own CVE in its own package. */
+function report(size: number): string {
+  const components = Array.from({ length: size }, (_, i) => ({ type: "library", "bom-ref": `c${i}`, name: `package-${i}`, version: "1.0.0", purl: `pkg:npm/package-${i}@1.0.0` }));
+  const vulnerabilities = components.map((c, i) => ({
+    id: `CVE-2030-${100_000 + i}`,
+    references: [{ id: ghsaOf(i), source: { name: "GitHub" } }],
+    ratings: [{ severity: ["critical", "high", "medium", "low"][i % 4] }],
+    description: `Vulnerability ${i}`,
+    affects: [{ ref: c["bom-ref"] }],
+  }));
+  return JSON.stringify({ bomFormat: "CycloneDX", specVersion: "1.6", version: 1, metadata: { tools: { components: [{ type: "application", name: "bench-scanner" }] } }, components, vulnerabilities });
+}
+
+/** An OpenVEX document with one statement per vulnerability, about its package. */
+function openVex(size: number, status: "not_affected" | "under_investigation"): string {
+  const statements = Array.from({ length: size }, (_, i) => ({
+    vulnerability: { name: `CVE-2030-${100_000 + i}` },
+    products: [{ "@id": `pkg:npm/package-${i}@1.0.0` }],
+    status,
+    ...(status === "not_affected" && { justification: "vulnerable_code_not_in_execute_path", impact_statement: "The vulnerable function is never called." }),
+  }));
+  return JSON.stringify({ "@context": "https://openvex.dev/ns/v0.2.0", "@id": `urn:uuid:${crypto.randomUUID()}`, author: "bench", timestamp: new Date().toISOString(), version: 1, statements });
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+
+/** Readers asking for a page of vulnerabilities without pause until stopped; each answer's start and duration. */
+function readers(base: string, path: string, headers: Record<string, string>) {
+  const pool = new Pool(base, { connections: READERS });
+  const samples: { at: number; ms: number }[] = [];
+  let running = true;
+  const loops = Array.from({ length: READERS }, async () => {
+    while (running) {
+      const at = performance.now();
+      const res = await pool.request({ method: "GET", path, headers });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`reader got ${res.statusCode}`);
+      samples.push({ at, ms: performance.now() - at });
+    }
+  });
+  return {
+    between: (from: number, to: number) => samples.filter((s) => s.at >= from && s.at < to).map((s) => s.ms),
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await pool.close();
+    },
+  };
+}
+
+export async function runVexBench(): Promise<void> {
+  const db = await benchDatabase();
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const server = spawn(process.execPath, [...profile, "--import", new URL("./count-statements.mjs", import.meta.url).pathname, ...serviceFlags(), "dist/main.js"], {
+    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  server.stderr!.on("data", (chunk) => (stderr += String(chunk)));
+  const statementsSoFar = async () => {
+    const seen = stderr.length;
+    server.kill("SIGUSR2");
+    for (let i = 0; i < 100 && !/statements=\d+\n/.test(stderr.slice(seen)); i++) await new Promise((r) => setTimeout(r, 10));
+    return Number(/statements=(\d+)\n/.exec(stderr.slice(seen))?.[1]);
+  };
+  const base = `http://127.0.0.1:${PORT}`;
+  try {
+    await untilReady(base);
+    const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}` };
+    const create = async (name: string) =>
+      ((await (await fetch(`${base}/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name }) })).json()) as { id: string }).id;
+    const app = await create("bench-vex");
+    const other = await create("bench-vex-other");
+    for (const [target, size] of [[app, SIZE], [other, 200]] as const) {
+      const res = await fetch(`${base}/applications/${target}/scan-reports`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: report(size) });
+      if (res.status !== 202) throw new Error(`report answered ${res.status}`);
+    }
+    const apply = async (document: string) => {
+      const start = performance.now();
+      const res = await fetch(`${base}/applications/${app}/vex`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: document });
+      const body = (await res.json()) as { applied: number; unchanged: number; pending: number; detail?: string };
+      if (res.status !== 200) throw new Error(`VEX answered ${res.status}: ${body.detail}`);
+      return { start, end: performance.now(), body };
+    };
+    const accepting = openVex(SIZE, "not_affected");
+    const investigating = openVex(SIZE, "under_investigation");
+    console.log(`OpenVEX: ${SIZE.toLocaleString("en")} statements, ${(Buffer.byteLength(accepting) / 2 ** 20).toFixed(1)} MiB, against ${SIZE.toLocaleString("en")} vulnerabilities`);
+
+    // Statements of one apply, with no request but it. The background workers (scan runner, delivery
+    // dispatcher) poll meanwhile: what they send over as long with nothing to do is counted after.
+    const before = await statementsSoFar();
+    const counted = await apply(accepting);
+    const sent = (await statementsSoFar()) - before;
+    await new Promise((r) => setTimeout(r, counted.end - counted.start));
+    const idleStatements = (await statementsSoFar()) - before - sent;
+    console.log(
+      `apply (every statement changes its vulnerability): ${((counted.end - counted.start) / 1000).toFixed(2)} s, ` +
+        `${sent} SQL statements counted meanwhile (${idleStatements} over as long idle), ${JSON.stringify(counted.body)}`,
+    );
+
+    // Other callers while idle, then while applying (the statuses flip back, then stay).
+    const load = readers(base, `/applications/${other}/vulnerabilities?limit=20`, headers);
+    await new Promise((r) => setTimeout(r, 500)); // warm the connections
+    const idleFrom = performance.now();
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idleTo = performance.now();
+    const changing = await apply(investigating);
+    const unchanged = await apply(investigating);
+    await load.stop();
+    const idle = load.between(idleFrom, idleTo);
+    const during = load.between(changing.start, unchanged.end);
+    console.log(`apply again (every statement changes it back): ${((changing.end - changing.start) / 1000).toFixed(2)} s, ${JSON.stringify(changing.body)}`);
+    console.log(`apply a third time (every statement unchanged): ${((unchanged.end - unchanged.start) / 1000).toFixed(2)} s, ${JSON.stringify(unchanged.body)}`);
+    const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
+    console.log(`GET /applications/{other}/vulnerabilities?limit=20 by ${READERS} clients: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the two applies p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}×`);
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    await db.stop();
+  }
+}

@@ -1,0 +1,32 @@
+// Matching a VEX statement's products against a vulnerability's package by package URL
+// (CONTRACT §13): type, namespace, name and version as packageurl-js normalises them, qualifiers
+// and subpath left out; a product without a version names every version of the package.
+import { PackageURL } from "packageurl-js";
+
+/** A package URL without qualifiers and subpath, e.g. `pkg:npm/lodash@4.17.20` or `pkg:npm/lodash`. */
+export type ProductKey = string;
+
+/** The package URL without qualifiers or subpath; null when the text is not a package URL. */
+export function productKey(text: string): ProductKey | null {
+  if (!text.startsWith("pkg:")) return null;
+  try {
+    const purl = PackageURL.fromString(text);
+    return new PackageURL(purl.type, purl.namespace, purl.name, purl.version, undefined, undefined).toString();
+  } catch {
+    return null;
+  }
+}
+
+/** The key without its version: what a versionless product is compared with. */
+export const versionless = (key: ProductKey): ProductKey => {
+  const at = key.lastIndexOf("@");
+  // A namespace's `@` is percent-encoded (pkg:npm/%40babel/core), so an `@` is the version's.
+  return at === -1 ? key : key.slice(0, at);
+};
+
+/** Whether a vulnerability's package (its key) is one of the products. */
+export function packageMatches(packageKey: ProductKey | null, products: readonly ProductKey[]): boolean {
+  if (packageKey === null) return false;
+  const base = versionless(packageKey);
+  return products.some((product) => product === packageKey || product === base);
+}

@@ -1,0 +1,480 @@
+// Triage as documents (CONTRACT §13): OpenVEX and CycloneDX VEX applied to an application's
+// vulnerabilities by id (aliases included) and package URL, statements kept for findings that
+// appear later, the record of every change, the export and its round trip, and the rules a scan
+// keeps with decisions.
+import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
+import { readOpenVex } from "../../src/vex/openvex-document.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { cyclonedxReport, cyclonedxVex, openVex, statement, type ScannedVulnerability } from "../helpers/vex-documents.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ SCAN_DURATION_MS: "0" });
+});
+afterAll(() => t.close());
+
+let n = 0;
+const newApplication = async () => (await t.request("POST", "/applications", { body: { name: `vex-${++n}` } })).body.id as string;
+
+const upload = async (app: string, report: unknown, triggeredBy = "ci") => {
+  const res = await t.request("POST", `/applications/${app}/scan-reports?triggeredBy=${triggeredBy}`, {
+    rawBody: JSON.stringify(report),
+    headers: { "content-type": "application/vnd.cyclonedx+json" },
+  });
+  expect(res.status).toBe(202);
+  return res.body;
+};
+
+const applyVex = (app: string, document: unknown, options: { token?: string; query?: string; type?: string } = {}) =>
+  t.request("POST", `/applications/${app}/vex${options.query ?? ""}`, {
+    rawBody: JSON.stringify(document),
+    headers: { "content-type": options.type ?? "application/json" },
+    ...(options.token && { token: options.token }),
+  });
+
+const vulnerabilitiesOf = async (app: string) => (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as any[];
+const byCve = async (app: string) => Object.fromEntries((await vulnerabilitiesOf(app)).map((v) => [`${v.aliases[0]} ${v.location}`, v]));
+const historyOf = async (app: string, id: string) => (await t.request("GET", `/applications/${app}/vulnerabilities/${id}/history`)).body as any[];
+const eventsOf = (app: string, type: string) => t.app.db.prisma.event.findMany({ where: { applicationId: app, type }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] });
+
+const LODASH = "pkg:npm/lodash@4.17.20";
+const LOG4J = "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1?type=jar";
+const LOG4SHELL: ScannedVulnerability = { id: "CVE-2021-44228", aliases: ["GHSA-jfh8-c2jp-5v3q"], purl: LOG4J, severity: "critical" };
+const PROTOTYPE_POLLUTION: ScannedVulnerability = { id: "CVE-2021-23337", purl: LODASH, severity: "high" };
+
+/** An application whose report found Log4Shell (known by its CVE, GHSA alias) and a lodash CVE. */
+async function scannedApplication(findings: ScannedVulnerability[] = [LOG4SHELL, PROTOTYPE_POLLUTION]) {
+  const app = await newApplication();
+  await upload(app, cyclonedxReport(findings));
+  return app;
+}
+
+describe("POST /applications/{id}/vex — OpenVEX 0.2.0", () => {
+  it.each([
+    ["not_affected", "accepted", "not_affected", "vulnerable_code_not_in_execute_path", "The vulnerable parser is never given user input."],
+    ["under_investigation", "in_progress", "in_triage", null, null],
+    ["affected", "open", "exploitable", null, "Upgrade to the fixed release before the next deploy."],
+    ["fixed", "resolved", "resolved", null, "Patched in our fork."],
+  ])("maps %s to %s and records the analysis", async (status, expected, state, justification, detail) => {
+    const app = await scannedApplication();
+    const res = await applyVex(app, openVex([statement("CVE-2021-44228", status)]), { token: await t.token(["vulnerabilities:triage"], "alice") });
+    // `affected` leaves an open vulnerability open, but records the decision: the statement still applied.
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ applied: 1, unchanged: 0, pending: 0, errors: [] });
+    const v = (await byCve(app))[`CVE-2021-44228 ${LOG4J}`];
+    expect(v.status).toBe(expected);
+    expect(v.analysis).toEqual({ state, justification, detail, response: [], source: "vex", by: "alice", at: expect.any(String) });
+    expect((await byCve(app))[`CVE-2021-23337 ${LODASH}`].status).toBe("open");
+    const single = await t.request("GET", `/applications/${app}/vulnerabilities/${v.id}`);
+    expect(single.body).toEqual(v);
+  });
+
+  it("answers the same document again with every statement unchanged, and changes nothing", async () => {
+    const app = await scannedApplication();
+    const document = openVex([statement("CVE-2021-44228", "not_affected"), statement("CVE-2021-23337", "under_investigation")]);
+    expect((await applyVex(app, document)).body).toEqual({ applied: 2, unchanged: 0, pending: 0, errors: [] });
+    const events = (await eventsOf(app, "vulnerability.updated")).length;
+    expect((await applyVex(app, document)).body).toEqual({ applied: 0, unchanged: 2, pending: 0, errors: [] });
+    expect(await eventsOf(app, "vulnerability.updated")).toHaveLength(events);
+  });
+
+  it("matches a GHSA statement to a finding its report knows by its CVE, and a CVE statement to one known by its GHSA id", async () => {
+    const app = await scannedApplication([LOG4SHELL, { id: "GHSA-35jh-r3h4-6jhm", aliases: ["CVE-2021-23337"], purl: LODASH }]);
+    const res = await applyVex(app, openVex([statement("ghsa-JFH8-c2jp-5v3q", "not_affected"), statement("cve-2021-23337", "fixed")]));
+    expect(res.body).toMatchObject({ applied: 2, pending: 0 });
+    const found = await byCve(app);
+    expect(found[`CVE-2021-44228 ${LOG4J}`]).toMatchObject({ status: "accepted", aliases: ["CVE-2021-44228", "GHSA-jfh8-c2jp-5v3q"] });
+    expect(found[`GHSA-35jh-r3h4-6jhm ${LODASH}`]).toMatchObject({ status: "resolved", cve: "CVE-2021-23337" });
+  });
+
+  it("matches through the statement's aliases too", async () => {
+    const app = await scannedApplication();
+    const res = await applyVex(app, openVex([statement("SNYK-JAVA-ORGAPACHELOGGINGLOG4J-2314720", "not_affected", { vulnerability: { name: "SNYK-JAVA-ORGAPACHELOGGINGLOG4J-2314720", aliases: ["CVE-2021-44228"] } })]));
+    expect(res.body).toMatchObject({ applied: 1 });
+    expect((await byCve(app))[`CVE-2021-44228 ${LOG4J}`].status).toBe("accepted");
+  });
+
+  describe("products", () => {
+    const OTHER_LODASH = "pkg:npm/lodash@4.17.21";
+    const twoVersions = () => scannedApplication([PROTOTYPE_POLLUTION, { ...PROTOTYPE_POLLUTION, purl: OTHER_LODASH }]);
+
+    it("match the package URL with its version, qualifiers left out on both sides", async () => {
+      const app = await twoVersions();
+      const log4j = await scannedApplication();
+      const res = await applyVex(app, openVex([statement("CVE-2021-23337", "not_affected", { products: [{ "@id": `${LODASH}?arch=noarch` }] })]));
+      expect(res.body).toMatchObject({ applied: 1 });
+      const found = await byCve(app);
+      expect(found[`CVE-2021-23337 ${LODASH}`].status).toBe("accepted");
+      expect(found[`CVE-2021-23337 ${OTHER_LODASH}`].status).toBe("open");
+      // The report's purl has ?type=jar; the statement's none.
+      const qualified = await applyVex(log4j, openVex([statement("CVE-2021-44228", "fixed", { products: [{ identifiers: { purl: "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1" } }] })]));
+      expect(qualified.body).toMatchObject({ applied: 1 });
+    });
+
+    it("without a version name every version, and subcomponents name packages of a product", async () => {
+      const app = await twoVersions();
+      const res = await applyVex(
+        app,
+        openVex([statement("CVE-2021-23337", "under_investigation", { products: [{ "@id": "pkg:oci/payments-api@sha256%3Aabc", subcomponents: [{ "@id": "pkg:npm/lodash" }] }] })]),
+      );
+      expect(res.body).toMatchObject({ applied: 1 });
+      expect((await vulnerabilitiesOf(app)).map((v) => v.status)).toEqual(["in_progress", "in_progress"]);
+    });
+
+    it("of another package leave the statement pending; products named by no package URL are an error", async () => {
+      const app = await twoVersions();
+      const res = await applyVex(
+        app,
+        openVex([
+          statement("CVE-2021-23337", "not_affected", { products: [{ "@id": "pkg:npm/underscore@1.13.1" }] }),
+          statement("CVE-2021-23337", "not_affected", { products: [{ "@id": "https://example.com/payments-api" }] }),
+        ]),
+      );
+      expect(res.body).toEqual({
+        applied: 0,
+        unchanged: 0,
+        pending: 1,
+        errors: [{ path: "/statements/1/products", message: expect.stringContaining("package URL") }],
+      });
+      expect((await vulnerabilitiesOf(app)).map((v) => v.status)).toEqual(["open", "open"]);
+    });
+  });
+
+  it("lets the latest statement about a vulnerability win, by timestamp then order", async () => {
+    const app = await scannedApplication();
+    const res = await applyVex(
+      app,
+      openVex([
+        statement("CVE-2021-44228", "fixed", { timestamp: "2026-11-25T12:00:00Z" }),
+        statement("CVE-2021-44228", "under_investigation", { timestamp: "2026-11-25T11:00:00Z" }),
+      ]),
+    );
+    expect(res.body).toEqual({ applied: 1, unchanged: 1, pending: 0, errors: [] });
+    expect((await byCve(app))[`CVE-2021-44228 ${LOG4J}`].status).toBe("resolved");
+  });
+});
+
+describe("POST /applications/{id}/vex — CycloneDX VEX", () => {
+  it.each([
+    ["not_affected", "accepted"],
+    ["false_positive", "accepted"],
+    ["in_triage", "in_progress"],
+    ["exploitable", "open"],
+    ["resolved", "resolved"],
+    ["resolved_with_pedigree", "resolved"],
+  ])("maps %s to %s", async (state, expected) => {
+    const app = await scannedApplication();
+    const analysis = { state, justification: "code_not_reachable", response: ["will_not_fix"], detail: "Reviewed in SEC-1234" };
+    const res = await applyVex(app, cyclonedxVex([{ id: "CVE-2021-23337", purl: LODASH, analysis }]), { type: "application/vnd.cyclonedx+json" });
+    expect(res.body).toEqual({ applied: 1, unchanged: 0, pending: 0, errors: [] });
+    const v = (await byCve(app))[`CVE-2021-23337 ${LODASH}`];
+    expect(v.status).toBe(expected);
+    expect(v.analysis).toMatchObject({ state, justification: "code_not_reachable", response: ["will_not_fix"], detail: "Reviewed in SEC-1234", source: "vex" });
+  });
+
+  it.each(["1.4", "1.5"] as const)("reads CycloneDX %s, the BOM's subject naming the whole application", async (version) => {
+    const app = await scannedApplication();
+    const res = await applyVex(app, cyclonedxVex([{ id: "CVE-2021-44228", analysis: { state: "not_affected", justification: "requires_configuration" } }], version));
+    expect(res.body).toMatchObject({ applied: 1 });
+    expect((await byCve(app))[`CVE-2021-44228 ${LOG4J}`].status).toBe("accepted");
+  });
+
+  it("names what cannot apply: no analysis.state, an affects ref that is no package", async () => {
+    const app = await scannedApplication();
+    const document = cyclonedxVex([{ id: "CVE-2021-44228", analysis: { state: "not_affected" } }]) as any;
+    document.vulnerabilities.push({ id: "CVE-2021-23337", affects: [{ ref: "product" }] });
+    document.vulnerabilities.push({ id: "CVE-2021-23337", analysis: { state: "in_triage" }, affects: [{ ref: "unknown-component" }] });
+    expect((await applyVex(app, document)).body).toEqual({
+      applied: 1,
+      unchanged: 0,
+      pending: 0,
+      errors: [
+        { path: "/vulnerabilities/1/analysis", message: expect.any(String) },
+        { path: "/vulnerabilities/2/affects", message: expect.any(String) },
+      ],
+    });
+  });
+});
+
+describe("statements that match nothing yet", () => {
+  it("are kept, and applied in the transaction that records the finding", async () => {
+    const app = await newApplication();
+    const res = await applyVex(app, openVex([statement("GHSA-jfh8-c2jp-5v3q", "not_affected", { products: [{ "@id": "pkg:maven/org.apache.logging.log4j/log4j-core" }] })]), {
+      token: await t.token(["vulnerabilities:triage"], "bob"),
+    });
+    expect(res.body).toEqual({ applied: 0, unchanged: 0, pending: 1, errors: [] });
+    const scan = await upload(app, cyclonedxReport([LOG4SHELL, PROTOTYPE_POLLUTION]));
+    const found = await byCve(app);
+    const log4shell = found[`CVE-2021-44228 ${LOG4J}`];
+    expect(log4shell).toMatchObject({ status: "accepted", analysis: { state: "not_affected", source: "vex", by: "bob" } });
+    expect(found[`CVE-2021-23337 ${LODASH}`]).toMatchObject({ status: "open", analysis: null });
+    expect(await historyOf(app, log4shell.id)).toEqual([
+      { at: expect.any(String), from: null, to: "open", source: "report", scanId: scan.id, by: "ci", justification: null, detail: null },
+      {
+        at: expect.any(String),
+        from: "open",
+        to: "accepted",
+        source: "vex",
+        scanId: null,
+        by: "bob",
+        justification: "vulnerable_code_not_in_execute_path",
+        detail: "The vulnerable parser is never given user input.",
+      },
+    ]);
+    const [created] = await eventsOf(app, "vulnerability.created").then((events) => events.filter((e) => (e.data as any).id === log4shell.id));
+    const [updated] = await eventsOf(app, "vulnerability.updated");
+    expect(created).toBeDefined();
+    expect(updated!.data).toMatchObject({ id: log4shell.id, status: "accepted", analysis: { state: "not_affected", by: "bob" } });
+    // The policy gate ignores it: only the lodash finding is open.
+    await t.request("POST", "/policies", { body: { name: `gate-${app}`, action: "block", conditions: { applicationIds: [app] } } });
+    const gate = await t.request("GET", `/applications/${app}/policy-evaluation`);
+    expect(gate.body.violations[0].vulnerabilityIds).toEqual([found[`CVE-2021-23337 ${LODASH}`].id]);
+  });
+});
+
+describe("scans and decisions", () => {
+  it("never resolve nor reopen an accepted vulnerability, and never override a VEX", async () => {
+    const app = await scannedApplication();
+    await applyVex(app, openVex([statement("CVE-2021-44228", "not_affected"), statement("CVE-2021-23337", "fixed")]));
+    // A report without them: the accepted one stays accepted (the fixed one is resolved already).
+    await upload(app, cyclonedxReport([{ id: "CVE-2022-0001", purl: "pkg:npm/left-pad@1.0.0" }]));
+    let found = await byCve(app);
+    expect(found[`CVE-2021-44228 ${LOG4J}`].status).toBe("accepted");
+    // Reported again, with the scanner's own analysis saying otherwise: the VEX decisions stand.
+    await upload(app, cyclonedxReport([{ ...LOG4SHELL, analysis: { state: "exploitable" } }, { ...PROTOTYPE_POLLUTION, analysis: { state: "in_triage" } }]));
+    found = await byCve(app);
+    expect(found[`CVE-2021-44228 ${LOG4J}`]).toMatchObject({ status: "accepted", analysis: { source: "vex", state: "not_affected" } });
+    expect(found[`CVE-2021-23337 ${LODASH}`]).toMatchObject({ status: "resolved", analysis: { source: "vex", state: "resolved" } });
+    expect((await historyOf(app, found[`CVE-2021-44228 ${LOG4J}`].id)).map((c) => [c.from, c.to, c.source])).toEqual([
+      [null, "open", "report"],
+      ["open", "accepted", "vex"],
+    ]);
+  });
+
+  it("record the whole history, oldest first: found, resolved, reopened, decided", async () => {
+    const app = await scannedApplication();
+    const id = (await byCve(app))[`CVE-2021-23337 ${LODASH}`].id;
+    const first = await upload(app, cyclonedxReport([LOG4SHELL]), "nightly");
+    const second = await upload(app, cyclonedxReport([LOG4SHELL, PROTOTYPE_POLLUTION]), "nightly");
+    await applyVex(app, openVex([statement("CVE-2021-23337", "under_investigation")]), { token: await t.token(["vulnerabilities:triage"], "carol") });
+    const history = await historyOf(app, id);
+    expect(history.map((c) => [c.from, c.to, c.source, c.scanId, c.by])).toEqual([
+      [null, "open", "report", expect.any(String), "ci"],
+      ["open", "resolved", "report", first.id, "nightly"],
+      ["resolved", "open", "report", second.id, "nightly"],
+      ["open", "in_progress", "vex", null, "carol"],
+    ]);
+    const times = history.map((c) => Date.parse(c.at));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+  });
+});
+
+describe("the report's own decisions", () => {
+  it("give a CycloneDX finding's status from its analysis, and change it when the report's analysis changes", async () => {
+    const app = await newApplication();
+    await upload(app, cyclonedxReport([{ ...LOG4SHELL, analysis: { state: "false_positive", detail: "Shaded copy, never loaded" } }, { ...PROTOTYPE_POLLUTION, analysis: { state: "in_triage" } }]));
+    let found = await byCve(app);
+    expect(found[`CVE-2021-44228 ${LOG4J}`]).toMatchObject({ status: "accepted", analysis: { state: "false_positive", detail: "Shaded copy, never loaded", source: "report", by: "ci" } });
+    expect(found[`CVE-2021-23337 ${LODASH}`]).toMatchObject({ status: "in_progress", analysis: { state: "in_triage", source: "report" } });
+    await upload(app, cyclonedxReport([{ ...LOG4SHELL, analysis: { state: "exploitable" } }, { ...PROTOTYPE_POLLUTION, analysis: { state: "exploitable" } }]));
+    found = await byCve(app);
+    // Accepted stays accepted; the one in triage is now open, with its event.
+    expect(found[`CVE-2021-44228 ${LOG4J}`].status).toBe("accepted");
+    expect(found[`CVE-2021-23337 ${LODASH}`]).toMatchObject({ status: "open", analysis: { state: "exploitable", source: "report" } });
+    expect((await eventsOf(app, "vulnerability.updated")).map((e) => (e.data as any).status)).toEqual(["open"]);
+  });
+});
+
+describe("GET /applications/{id}/vex", () => {
+  it("exports valid OpenVEX and CycloneDX documents that give another application the same statuses", async () => {
+    const findings = [LOG4SHELL, PROTOTYPE_POLLUTION, { id: "CVE-2022-24999", purl: "pkg:npm/qs@6.5.2" }, { id: "CVE-2020-8203", purl: LODASH }];
+    const source = await scannedApplication(findings);
+    await applyVex(
+      source,
+      openVex([
+        statement("CVE-2021-44228", "not_affected"),
+        statement("CVE-2021-23337", "under_investigation", { products: [{ "@id": LODASH }] }),
+        statement("CVE-2022-24999", "fixed"),
+      ]),
+    );
+    await applyVex(source, cyclonedxVex([{ id: "CVE-2020-8203", purl: LODASH, analysis: { state: "false_positive", justification: "protected_at_runtime", detail: "Frozen prototypes" } }]));
+    const statuses = async (app: string) => Object.fromEntries((await vulnerabilitiesOf(app)).map((v) => [v.aliases[0], v.status]));
+    const expected = await statuses(source);
+    expect(expected).toEqual({ "CVE-2021-44228": "accepted", "CVE-2021-23337": "in_progress", "CVE-2022-24999": "resolved", "CVE-2020-8203": "accepted" });
+
+    const openvex = await t.request("GET", `/applications/${source}/vex?format=openvex`);
+    expect(openvex.status).toBe(200);
+    expect(() => readOpenVex(openvex.body)).not.toThrow();
+    expect(openvex.body.statements).toHaveLength(4);
+    const cyclonedx = await t.request("GET", `/applications/${source}/vex?format=cyclonedx`);
+    expect(cyclonedx.headers.get("content-type")).toMatch(/^application\/vnd\.cyclonedx\+json/);
+    expect(readCycloneDxVex(cyclonedx.body)).toMatchObject({ errors: [] });
+    expect((await t.request("GET", `/applications/${source}/vex`)).body["@context"]).toBe("https://openvex.dev/ns/v0.2.0");
+
+    for (const exported of [openvex.body, cyclonedx.body]) {
+      const target = await scannedApplication(findings);
+      expect((await applyVex(target, exported)).body).toMatchObject({ applied: 4, pending: 0, errors: [] });
+      expect(await statuses(target)).toEqual(expected);
+    }
+  });
+
+  it("answers 404 for OpenVEX when nothing is decided, an empty CycloneDX VEX, and 400 for another format", async () => {
+    const app = await scannedApplication();
+    expect((await t.request("GET", `/applications/${app}/vex`)).status).toBe(404);
+    const empty = await t.request("GET", `/applications/${app}/vex?format=cyclonedx`);
+    expect(empty.body.vulnerabilities).toEqual([]);
+    const bad = await t.request("GET", `/applications/${app}/vex?format=csaf`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ path: "format", message: expect.any(String) }]);
+  });
+});
+
+describe("scopes", () => {
+  it("need vulnerabilities:triage to apply and vulnerabilities:read to read, each on its own", async () => {
+    const app = await scannedApplication();
+    const document = openVex([statement("CVE-2021-44228", "not_affected")]);
+    const reader = await t.token(["vulnerabilities:read"]);
+    const triager = await t.token(["vulnerabilities:triage"]);
+    const refused = await applyVex(app, document, { token: reader });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:triage"');
+    expect((await applyVex(app, { not: "a document" }, { token: reader })).status).toBe(403);
+    expect((await applyVex(app, document, { token: triager })).status).toBe(200);
+    expect((await t.request("GET", `/applications/${app}/vex`, { token: triager })).status).toBe(403);
+    expect((await t.request("GET", `/applications/${app}/vex`, { token: reader })).status).toBe(200);
+    const v = (await vulnerabilitiesOf(app))[0];
+    expect((await t.request("GET", `/applications/${app}/vulnerabilities/${v.id}/history`, { token: triager })).status).toBe(403);
+    expect((await t.request("GET", `/applications/${app}/vulnerabilities/${v.id}/history`, { token: reader })).status).toBe(200);
+    expect((await applyVex(app, document, { token: await t.token(["admin"]) })).status).toBe(200);
+    const anonymous = await t.request("POST", `/applications/${app}/vex`, { body: document, token: null });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("bad documents", () => {
+  let app: string;
+  beforeAll(async () => {
+    app = await scannedApplication();
+  });
+
+  const refused = async (document: unknown, options: { query?: string; type?: string } = {}) => {
+    const res = await applyVex(app, document, options);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    return res.body;
+  };
+
+  it("are 400 with JSON Pointers into them", async () => {
+    const { author: _author, ...noAuthor } = openVex([statement("CVE-2021-44228", "not_affected")]);
+    expect((await refused(noAuthor)).errors).toEqual([{ path: "/author", message: "Required" }]);
+    expect((await refused(openVex([{ vulnerability: { name: "CVE-2021-44228" }, status: "not_affected" }]))).errors.map((e: any) => e.path)).toContain("/statements/0");
+    expect((await refused(openVex([statement("CVE-2021-44228", "fixed"), { ...statement("CVE-2021-44228", "fixed"), status: "wontfix" }]))).errors.map((e: any) => e.path)).toContain("/statements/1/status");
+    expect((await refused(openVex([statement("CVE-2021-44228", "affected", { action_statement: undefined })]))).errors.map((e: any) => e.path)).toContain("/statements/0");
+    expect((await refused({ ...openVex([statement("CVE-2021-44228", "fixed")]), "@context": "https://openvex.dev/ns/v0.0.1" })).errors).toEqual([
+      { path: "/@context", message: "Must be https://openvex.dev/ns/v0.2.0" },
+    ]);
+    const same = statement("CVE-2021-44228", "fixed");
+    expect((await refused(openVex([same, { ...same }]))).errors).toEqual([{ path: "/statements/1", message: expect.stringContaining("unique") }]);
+    const bom = cyclonedxVex([{ id: "CVE-2021-44228", analysis: { state: "not_affected", justification: "because" } }]);
+    expect((await refused(bom)).errors.map((e: any) => e.path)).toContain("/vulnerabilities/0/analysis/justification");
+    expect((await refused({ ...bom, vulnerabilities: [] })).errors).toEqual([{ path: "/vulnerabilities", message: expect.any(String) }]);
+    expect((await refused({ hello: "world" })).errors).toEqual([{ path: "", message: expect.stringContaining("OpenVEX") }]);
+    expect((await refused(openVex([]), { query: "?format=csaf" })).errors).toEqual([{ path: "format", message: expect.any(String) }]);
+    expect((await refused(bom, { query: "?format=openvex" })).errors).toEqual([{ path: "/@context", message: expect.any(String) }]);
+  });
+
+  it("that are not JSON, not JSON media, nested too deep or hold a lone surrogate are 400 or 415", async () => {
+    const broken = await t.request("POST", `/applications/${app}/vex`, { rawBody: "{\"@context\":", headers: { "content-type": "application/json" } });
+    expect([broken.status, broken.body.code]).toEqual([400, "malformed_json"]);
+    const text = await t.request("POST", `/applications/${app}/vex`, { rawBody: "{}", headers: { "content-type": "text/plain" } });
+    expect(text.status).toBe(415);
+    const deep = await t.request("POST", `/applications/${app}/vex`, { rawBody: `{"a":${"[".repeat(100)}${"]".repeat(100)}}`, headers: { "content-type": "application/json" } });
+    expect(deep.body.errors[0].message).toMatch(/nested deeper/);
+    const lone = await t.request("POST", `/applications/${app}/vex`, {
+      rawBody: JSON.stringify(openVex([statement("CVE-2021-44228", "fixed")])).replace('"author":"', '"author":"\\udfff'),
+      headers: { "content-type": "application/json" },
+    });
+    expect(lone.body.errors).toEqual([{ path: "/author", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    const unknown = await applyVex("01a20f0e-0000-7000-8000-000000000000", openVex([statement("CVE-2021-44228", "fixed")]));
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("a SARIF log with suppressions and results that are not findings", () => {
+  it("records suppressed results with their decision and leaves pass, notApplicable and informational results out", async () => {
+    const app = await newApplication();
+    const rule = (id: string) => ({ id, shortDescription: { text: `Rule ${id}` }, properties: { tags: ["security", "external/cwe/cwe-120"] } });
+    const result = (ruleId: string, line: number, extra: Record<string, unknown> = {}) => ({
+      ruleId,
+      level: "error",
+      message: { text: `${ruleId} at line ${line}` },
+      locations: [{ physicalLocation: { artifactLocation: { uri: "src/parse.c" }, region: { startLine: line } } }],
+      ...extra,
+    });
+    const log = {
+      version: "2.1.0",
+      $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+      runs: [
+        {
+          tool: { driver: { name: "Flawfinder", version: "2.0.19", rules: [rule("FF1001"), rule("FF1002"), rule("FF1003"), rule("FF1004")] } },
+          results: [
+            result("FF1001", 10, { suppressions: [{ kind: "inSource", justification: "Bounded by the caller" }] }),
+            result("FF1002", 20, { suppressions: [{ kind: "external", status: "underReview" }] }),
+            result("FF1003", 30, { suppressions: [{ kind: "external", status: "rejected", justification: "Not bounded after all" }] }),
+            result("FF1004", 40),
+            // Flawfinder writes the rules it checked and found nothing for as `pass`, without a message.
+            { ruleId: "FF1001", kind: "pass", locations: [{ physicalLocation: { artifactLocation: { uri: "src/other.c" } } }] },
+            { ruleId: "FF1002", kind: "notApplicable" },
+            { ruleId: "FF1003", kind: "informational", message: { text: "Checked 120 lines" } },
+          ],
+        },
+      ],
+    };
+    const res = await t.request("POST", `/applications/${app}/scan-reports?triggeredBy=ci`, { rawBody: JSON.stringify(log), headers: { "content-type": "application/sarif+json" } });
+    expect(res.status).toBe(202);
+    expect(res.body.summary.totalFindings).toBe(4);
+    const found = Object.fromEntries((await vulnerabilitiesOf(app)).map((v) => [v.aliases[0], v]));
+    expect(Object.keys(found).sort()).toEqual(["FF1001", "FF1002", "FF1003", "FF1004"]);
+    expect(found.FF1001).toMatchObject({ status: "accepted", analysis: { state: "not_affected", detail: "Bounded by the caller", source: "report", by: "ci" } });
+    expect(found.FF1002).toMatchObject({ status: "in_progress", analysis: { state: "in_triage", source: "report" } });
+    expect(found.FF1003).toMatchObject({ status: "open", analysis: null });
+    expect(found.FF1004).toMatchObject({ status: "open", analysis: null });
+    expect(await historyOf(app, found.FF1001.id)).toEqual([
+      { at: expect.any(String), from: null, to: "accepted", source: "report", scanId: res.body.id, by: "ci", justification: null, detail: "Bounded by the caller" },
+    ]);
+  });
+});
+
+describe("applying a large VEX", () => {
+  /** Counts the SQL statements the service sends while `run` runs (every pg client, inside transactions too). */
+  async function countStatements(run: () => Promise<unknown>): Promise<number> {
+    const { default: pg } = await import("pg");
+    const original = pg.Client.prototype.query;
+    let statements = 0;
+    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      await run();
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    return statements;
+  }
+
+  it("takes a bounded number of SQL statements, not one per vulnerability", async () => {
+    const size = 2_400;
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2030-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const document = openVex(findings.map((f, i) => statement(f.id, i % 2 === 0 ? "not_affected" : "under_investigation", { products: [{ "@id": f.purl }] })));
+    let body: unknown;
+    const statements = await countStatements(async () => (body = (await applyVex(app, document)).body));
+    expect(body).toEqual({ applied: size, unchanged: 0, pending: 0, errors: [] });
+    // BEGIN, the lock, one read, then per 1,000 rows: one update with its history, one insert of events, one of kept statements; COMMIT.
+    expect(statements).toBeLessThanOrEqual(20);
+    const statuses = await t.app.db.prisma.vulnerability.groupBy({ by: ["status"], where: { applicationId: app }, _count: true });
+    expect(Object.fromEntries(statuses.map((s) => [s.status, s._count]))).toEqual({ accepted: size / 2, in_progress: size / 2 });
+    expect(await t.app.db.prisma.vulnerabilityChange.count({ where: { vulnerability: { applicationId: app }, source: "vex" } })).toBe(size);
+  }, 60_000);
+});
