@@ -281,7 +281,18 @@ describe("the report's own decisions", () => {
     // Accepted stays accepted; the one in triage is now open, with its event.
     expect(found[`CVE-2021-44228 ${LOG4J}`].status).toBe("accepted");
     expect(found[`CVE-2021-23337 ${LODASH}`]).toMatchObject({ status: "open", analysis: { state: "exploitable", source: "report" } });
-    expect((await eventsOf(app, "vulnerability.updated")).map((e) => (e.data as any).status)).toEqual(["open"]);
+    const lodash = found[`CVE-2021-23337 ${LODASH}`];
+    expect((await eventsOf(app, "vulnerability.updated")).map((e) => e.data)).toEqual([
+      {
+        id: lodash.id,
+        severity: lodash.severity,
+        applicationId: app,
+        title: lodash.title,
+        createdAt: lodash.createdAt,
+        status: "open",
+        analysis: lodash.analysis,
+      },
+    ]);
   });
 });
 

@@ -42,15 +42,12 @@ const reportedAnalysis = (f: Finding, scan: Scan, now: Date): Analysis | null =>
 const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 interface SeenRow {
-  id: string;
   fingerprint: string;
   previous: VulnerabilityStatus;
   status: VulnerabilityStatus;
   took_report: boolean;
-  analysis: unknown;
-  severity: Finding["severity"];
-  title: string;
-  created_at: Date;
+  /** What its vulnerability.updated event needs: only for a row that took the report's decision. */
+  decided: { id: string; status: VulnerabilityStatus; analysis: unknown; severity: Finding["severity"]; title: string; created_at: string } | null;
 }
 
 /**
@@ -94,7 +91,10 @@ async function markSeen(tx: Tx, scan: Scan, findings: readonly Finding[], now: D
         FROM updated
        WHERE status <> previous OR took_report
     )
-    SELECT * FROM updated`;
+    -- Most rows only move last_seen_scan_id: the event's fields travel for the decided ones alone.
+    SELECT fingerprint, previous, status, took_report,
+           CASE WHEN took_report THEN json_build_object('id', id, 'status', status, 'analysis', analysis, 'severity', severity, 'title', title, 'created_at', created_at) END AS decided
+      FROM updated`;
 }
 
 /** A new finding with what its row is given: its id, ids, status and analysis. */
@@ -163,11 +163,11 @@ async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now
   const { applicationId } = scan;
   const known = new Set<string>();
   let reopened = 0;
-  const decidedByReport: SeenRow[] = [];
+  const decidedByReport: NonNullable<SeenRow["decided"]>[] = [];
   for (const row of await markSeen(tx, scan, findings, now)) {
     known.add(row.fingerprint);
     if (row.previous === "resolved" && row.status === "open") reopened++;
-    if (row.took_report) decidedByReport.push(row);
+    if (row.decided) decidedByReport.push(row.decided);
   }
   const fresh = findings
     .filter((f) => !known.has(f.fingerprint))
@@ -184,7 +184,7 @@ async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now
     // The report's own decision changed a known vulnerability's record.
     ...decidedByReport.map((row) => ({
       type: "vulnerability.updated" as const,
-      data: toVulnerabilityUpdatedData({ ...row, applicationId, createdAt: row.created_at, analysis: row.analysis as never }),
+      data: toVulnerabilityUpdatedData({ ...row, applicationId, createdAt: new Date(row.created_at), analysis: row.analysis as never }),
       applicationId,
       occurredAt: now,
     })),
