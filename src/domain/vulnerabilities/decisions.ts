@@ -6,10 +6,11 @@ import type { Tx } from "../../db/client.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import type { Vulnerability } from "../../generated/prisma/client.ts";
 import { chunksOf } from "../chunks.ts";
+import { nextTurn } from "../next-turn.ts";
 import { sameDecision, STATUS_OF_STATE, type Analysis, type AnalysisSource, type Decision } from "./analysis.ts";
 import { toVulnerabilityUpdatedData } from "./vulnerability.view.ts";
 
-const CHUNK = 1_000;
+const CHUNK = 250;
 
 /** What a decision needs of the vulnerability it is about. */
 export type DecisionTarget = Pick<Vulnerability, "id" | "applicationId" | "status" | "analysis" | "severity" | "title" | "createdAt">;
@@ -31,13 +32,21 @@ export function changes({ target, decision }: DecisionToWrite): boolean {
   return target.status !== STATUS_OF_STATE[decision.state] || !sameDecision(target.analysis as Analysis | null, decision);
 }
 
-/** Writes the decisions that change something; returns how many did. */
-export async function writeDecisions(tx: Tx, decisions: readonly DecisionToWrite[], origin: DecisionOrigin): Promise<number> {
-  const changing = decisions.filter(changes).map(({ target, decision, by }) => {
-    const analysis: Analysis = { ...decision, source: origin.source, by, at: origin.at.toISOString() };
-    return { target, analysis, status: STATUS_OF_STATE[decision.state] };
-  });
-  for (const chunk of chunksOf(changing, CHUNK)) {
+/** Writes the decisions that change something; returns those. */
+export async function writeDecisions<D extends DecisionToWrite>(tx: Tx, decisions: readonly D[], origin: DecisionOrigin): Promise<D[]> {
+  const written: D[] = [];
+  // Chunk by chunk, awaiting each: 10,000 decisions never hold the event loop at once.
+  for (const decided of chunksOf(decisions, CHUNK)) {
+    const changed = decided.filter(changes);
+    written.push(...changed);
+    if (changed.length === 0) {
+      await nextTurn();
+      continue;
+    }
+    const chunk = changed.map(({ target, decision, by }) => {
+      const analysis: Analysis = { ...decision, source: origin.source, by, at: origin.at.toISOString() };
+      return { target, analysis, status: STATUS_OF_STATE[decision.state] };
+    });
     const column = <T>(pick: (c: (typeof chunk)[number]) => T) => chunk.map(pick);
     // One statement: the rows, and their history from the same parameters.
     await tx.$executeRaw`
@@ -68,5 +77,5 @@ export async function writeDecisions(tx: Tx, decisions: readonly DecisionToWrite
       })),
     );
   }
-  return changing.length;
+  return written;
 }

@@ -6,12 +6,13 @@ import { createHash } from "node:crypto";
 import type { Tx } from "../../db/client.ts";
 import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
+import { nextTurn } from "../next-turn.ts";
 import { STATUS_OF_STATE, type Decision } from "./analysis.ts";
 import { writeDecisions, type DecisionTarget } from "./decisions.ts";
 import { matchStatements, type Matchable } from "./vex-matching.ts";
 import type { VexStatement } from "./vex-statement.ts";
 
-const CHUNK = 1_000;
+const CHUNK = 250;
 
 /** Same vulnerability ids and products, same key: the later statement replaces the earlier. */
 const keyOf = (s: Pick<VexStatement, "ids" | "products">) =>
@@ -21,7 +22,11 @@ const keyOf = (s: Pick<VexStatement, "ids" | "products">) =>
 
 export async function keepStatements(tx: Tx, applicationId: string, statements: readonly VexStatement[], by: string, at: Date): Promise<void> {
   // Within one document the last statement of a key is the one in force.
-  const latest = new Map(statements.map((s) => [keyOf(s), s]));
+  const latest = new Map<string, VexStatement>();
+  for (const slice of chunksOf(statements, CHUNK)) {
+    for (const s of slice) latest.set(keyOf(s), s);
+    await nextTurn();
+  }
   for (const chunk of chunksOf([...latest], CHUNK)) {
     await tx.$executeRaw`
       INSERT INTO vex_statements (id, application_id, key, vulnerability_ids, products, status, analysis, by, recorded_at)
@@ -63,7 +68,7 @@ export async function decideNewVulnerabilities(tx: Tx, applicationId: string, cr
      ORDER BY recorded_at, id`;
   if (kept.length === 0) return 0;
   const statements = kept.map((row) => ({ ids: row.vulnerability_ids, products: row.products, madeAt: row.recorded_at.getTime(), row }));
-  const { decided } = matchStatements(statements, created);
+  const { decided } = await matchStatements(statements, created);
   const decisions = [...decided].map(([target, { row }]) => ({ target, decision: row.analysis, by: row.by }));
-  return writeDecisions(tx, decisions, { source: "vex", at: new Date() });
+  return (await writeDecisions(tx, decisions, { source: "vex", at: new Date() })).length;
 }

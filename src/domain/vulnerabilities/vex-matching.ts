@@ -2,6 +2,7 @@
 // vulnerabilities known by one of its ids (aliases included) and, when it names products, whose
 // package is one of them (package-match.ts). Of several statements matching one vulnerability
 // the latest wins (madeAt, then the order they came in).
+import { nextTurn } from "../next-turn.ts";
 import { packageMatches, productKey, type ProductKey } from "./package-match.ts";
 import type { VexStatement } from "./vex-statement.ts";
 
@@ -21,7 +22,13 @@ export interface Matching<S, V> {
   matched: Set<S>;
 }
 
-export function matchStatements<S extends MatchingStatement, V extends Matchable>(statements: readonly S[], vulnerabilities: readonly V[]): Matching<S, V> {
+/** Statements matched between two turns of the event loop. */
+const SLICE = 100;
+
+export async function matchStatements<S extends MatchingStatement, V extends Matchable>(
+  statements: readonly S[],
+  vulnerabilities: readonly V[],
+): Promise<Matching<S, V>> {
   const byId = new Map<string, V[]>();
   for (const v of vulnerabilities) {
     for (const id of v.aliases) {
@@ -39,7 +46,8 @@ export function matchStatements<S extends MatchingStatement, V extends Matchable
   const inOrder = statements.map((s, i) => ({ s, i })).sort((a, b) => a.s.madeAt - b.s.madeAt || a.i - b.i);
   const decided = new Map<V, S>();
   const matched = new Set<S>();
-  for (const { s } of inOrder) {
+  for (const [i, { s }] of inOrder.entries()) {
+    if (i > 0 && i % SLICE === 0) await nextTurn();
     const candidates = new Set(s.ids.flatMap((id) => byId.get(id) ?? []));
     for (const v of candidates) {
       if (s.products !== null && !packageMatches(packageOf(v), s.products)) continue;

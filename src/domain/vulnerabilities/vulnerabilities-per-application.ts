@@ -10,7 +10,7 @@ import { vulnerabilityFilterSchema, type VulnerabilityFilter, VULNERABILITY_STAT
 import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
 
 /** Every column by the name and type of Prisma's Vulnerability field (a test compares the two). */
-const COLUMNS: Readonly<Record<keyof Vulnerability, string>> = {
+export const VULNERABILITY_COLUMNS: Readonly<Record<keyof Vulnerability, string>> = {
   id: "t.id",
   applicationId: "t.application_id",
   scanId: "t.scan_id",
@@ -59,7 +59,7 @@ export function vulnerabilityPages(
 ): PerApplicationRead<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
-  const columns = projection(COLUMNS, fields);
+  const columns = projection(VULNERABILITY_COLUMNS, fields);
   return {
     key: `vulnerabilityPages:${JSON.stringify([filter, page])}:${columns}`,
     sql: pageRowsSql(columns, "vulnerabilities", filterSql(filter), page),

@@ -4,7 +4,9 @@ import { Prisma, type Vulnerability, type VulnerabilityChange } from "../../gene
 import { isId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
-import { emptyPage, findPage, type Page, type PageRequest } from "../pagination.ts";
+import { findApplication } from "../applications/application-reads.ts";
+import { emptyPage, findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
+import { findApplicationVulnerabilitiesNewestFirst } from "./vulnerability-reads.ts";
 import { parseInput, type Severity } from "../validation.ts";
 import { VULNERABILITY_STATUSES, vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
 
@@ -23,10 +25,11 @@ export async function listApplicationVulnerabilities(
 ): Promise<Page<Vulnerability>> {
   requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
-  await requireApplication(ctx.db, applicationId);
-  return findPage(page, (args) =>
-    ctx.db.vulnerability.findMany({ ...args, where: { AND: [{ applicationId, ...filter }, args.where] } }),
-  );
+  if (!isId(applicationId)) throw notFound("Application");
+  const rows = await findApplicationVulnerabilitiesNewestFirst(ctx.pool, applicationId, page, filter);
+  // Rows imply the application (foreign key): its existence is asked only of an empty page.
+  if (rows.length === 0 && !(await findApplication(ctx.pool, applicationId))) throw notFound("Application");
+  return toPage(rows, page.limit);
 }
 
 /** One of the application's vulnerabilities; 404 when the application has no such one. */
