@@ -6,6 +6,7 @@ import type Koa from "koa";
 import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { createDatabaseHealth, type DatabaseHealth } from "./db/database-health.ts";
 import { readMigrations } from "./db/migrate.ts";
 import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
 import { createDispatcher } from "./dispatcher/dispatcher.ts";
@@ -14,6 +15,7 @@ import { resealWebhookSecrets } from "./domain/webhooks/reseal-secrets.ts";
 import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts";
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
+import { createEventRetention } from "./events/event-retention.ts";
 import type { EventBus } from "./events/pubsub.ts";
 import { attachGraphqlWs } from "./graphql/ws.ts";
 import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
@@ -24,6 +26,7 @@ import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { eventRoutes } from "./http/routes/events.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
 import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
@@ -42,7 +45,7 @@ import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 export const SERVICE_VERSION = "0.1.0";
 const SHUTDOWN_GRACE_MS = 5000;
 
-/** Something that works in the background (scan runner, delivery dispatcher). */
+/** Something that works in the background (scan runner, delivery dispatcher, event retention). */
 export interface BackgroundWorker {
   readonly name: string;
   start(): void;
@@ -66,6 +69,8 @@ export interface App {
   config: Config;
   log: Logger;
   db: Database;
+  /** Whether the database can be reached (CONTRACT §15). */
+  health: DatabaseHealth;
   metrics: Metrics;
   koa: Koa;
   router: Router;
@@ -87,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const log = options.log ?? createLogger(config.LOG_LEVEL);
   const webhookSecrets = createSecretBox(options.webhookSecretKeys ?? config.WEBHOOK_SECRET_KEYS ?? []);
   const db = openDatabase(options.databaseUrl);
+  const health = createDatabaseHealth({ databaseUrl: options.databaseUrl, log });
   const metrics = createMetrics();
   const migrations = await readMigrations();
   const resealed = await resealWebhookSecrets(db.pool, webhookSecrets).catch(async (err: unknown) => {
@@ -113,9 +119,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...policyEvaluationRoutes,
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
+    ...eventRoutes,
   ];
   const routes: RouteDefinition[] = [
-    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
+    ...systemRoutes({ pool: db.pool, health, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi }),
     ...apiRoutes,
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
@@ -126,10 +133,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     databaseUrl: options.databaseUrl,
     pool: db.pool,
     log,
+    health,
   });
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
-  const yoga = createGraphqlServer({ production, events, log });
+  const yoga = createGraphqlServer({ production, events, log, health });
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
     pool: db.pool,
@@ -147,7 +155,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
-    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production })],
+    health,
+    before: [graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, health })],
   });
   const server = http.createServer(koa.callback());
   refuseConnect(server);
@@ -158,16 +167,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool: db.pool,
     engines: createEngines({ durationMs: config.SCAN_DURATION_MS, overrides: options.scanEngines }),
     log: log.child({ worker: "scan-runner" }),
+    health,
     leaseMs: config.SCAN_LEASE_MS,
     external: { scanTypes: externalScanTypes, timeoutMs: config.SCAN_EXTERNAL_TIMEOUT_MS },
   });
-  workers.push(scanRunner, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
+  workers.push(
+    scanRunner,
+    createDispatcher({ db, config, log, metrics, webhookSecrets, health, onFannedOut: feed.fannedOut }),
+    createEventRetention({ pool: db.pool, retentionDays: config.EVENT_RETENTION_DAYS, log: log.child({ worker: "event-retention" }), health }),
+  );
   registerBacklogGauge(metrics.registry, db.pool);
 
   return {
     config,
     log,
     db,
+    health,
     metrics,
     koa,
     router,
@@ -201,6 +216,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await drained;
       clearTimeout(cutStreams);
       await closeReportReaders();
+      health.close();
       await db.close();
     },
   };

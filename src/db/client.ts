@@ -21,10 +21,21 @@ export interface Database {
 }
 
 const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry schedule
+/**
+ * How long taking a connection may wait (opening one, or for a free one): without a bound, a
+ * database that stopped answering (not refusing: a network partition) would hold every request
+ * until TCP gives up; with it they fail, as connection errors, and are answered 503 (CONTRACT §15).
+ */
+const CONNECTION_TIMEOUT_MS = 3000;
 
 export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
-  const queuePool = new pg.Pool({ connectionString: url, max: QUEUE_POOL_SIZE, options: "-c plan_cache_mode=force_custom_plan" });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  const queuePool = new pg.Pool({
+    connectionString: url,
+    max: QUEUE_POOL_SIZE,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    options: "-c plan_cache_mode=force_custom_plan",
+  });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on("error", () => {});
   queuePool.on("error", () => {});

@@ -4,6 +4,7 @@ import type Router from "@koa/router";
 import type Koa from "koa";
 import type { z } from "zod";
 import { requireScope, type Scope } from "../auth/scopes.ts";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
 
@@ -33,7 +34,7 @@ export interface RouteDefinition {
     /** Response headers worth documenting, e.g. Location or Link. */
     headers?: string[];
   };
-  /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500). */
+  /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500, 503). */
   errors: number[];
   handle(ctx: Koa.Context, svc: ServiceContext): Promise<void>;
 }
@@ -44,6 +45,7 @@ export function mountRoutes(
   router: Router,
   routes: readonly RouteDefinition[],
   serviceContext: (ctx: Koa.Context) => ServiceContext,
+  health?: Pick<DatabaseHealth, "require">,
 ): void {
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method], async (ctx: Koa.Context) => {
@@ -51,6 +53,8 @@ export function mountRoutes(
       // The service checks it again (it is the authority, for every door); checking here as well
       // answers 403 before a body is read from a caller who may not write.
       if (route.scope) requireScope(ctx.state.actor, route.scope);
+      // Every protected operation needs the database: while it is down, 503 at once.
+      if (!route.public) health?.require();
       await route.handle(ctx, serviceContext(ctx));
     });
   }

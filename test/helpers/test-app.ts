@@ -39,10 +39,14 @@ export interface TestResponse {
   text: string;
 }
 
-/** `database`: share another instance's database (several instances of one service). */
+/**
+ * `database`: share another instance's database (several instances of one service). `workers`: the
+ * background workers to start by name (none by default: tests drive them with runOnce); live events
+ * need the webhook dispatcher, whose fan-out numbers events into the event log.
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { log?: Logger; database?: TestDatabase } = {},
+  options: { log?: Logger; database?: TestDatabase; workers?: readonly string[] } = {},
 ): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
@@ -57,6 +61,7 @@ export async function startTestApp(
   const app = await buildApp({ config, databaseUrl: database.url, log: options.log });
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
+  for (const worker of app.workers) if (options.workers?.includes(worker.name)) worker.start();
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = (scopes = ["admin"], sub = "tester") => mintToken({ secret: TEST_JWT_SECRET, sub, scopes });
   const adminToken = await token();
