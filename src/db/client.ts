@@ -39,7 +39,7 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on("error", () => {});
   queuePool.on("error", () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new ReleasingPrismaPg(pool) });
   return {
     prisma,
     pool,
@@ -49,6 +49,43 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
       await Promise.all([pool.end(), queuePool.end()]);
     },
   };
+}
+
+type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
+type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
+
+/**
+ * @prisma/adapter-pg 6.19 leaks a pool connection when COMMIT or ROLLBACK itself fails (the
+ * connection died: the database restarted or went away): Prisma's transaction manager then never
+ * calls the transaction's commit() or rollback(), which is what hands the connection back. After an
+ * outage or two every connection of the pool would belong to a dead transaction and the service would
+ * not come back. This one discards the connection when that happens.
+ */
+class ReleasingPrismaPg extends PrismaPg {
+  override async connect(): Promise<Adapter> {
+    const adapter = await super.connect();
+    const startTransaction = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => {
+      const tx = await startTransaction(isolationLevel);
+      const executeRaw = tx.executeRaw.bind(tx);
+      tx.executeRaw = async (query) => {
+        try {
+          return await executeRaw(query);
+        } catch (err) {
+          if (/^(COMMIT|ROLLBACK)$/i.test(query.sql.trim())) discard(tx, err);
+          throw err;
+        }
+      };
+      return tx;
+    };
+    return adapter;
+  }
+}
+
+function discard(tx: Transaction, err: unknown): void {
+  const { client, cleanup } = tx as unknown as { client: pg.PoolClient; cleanup?: () => void };
+  cleanup?.();
+  client.release(err instanceof Error ? err : new Error(String(err)));
 }
 
 /** True when err is Prisma's unique-constraint violation (P2002). */

@@ -34,7 +34,7 @@ export function createEventFeed(deps: {
     after: (position) => readLog(deps.pool, { after: position, limit: PAGE, scanLimit: PAGE }),
   };
   const source = deps.redis ? redisEventSource(deps.redis.url, deps.log) : postgresEventSource({ databaseUrl: deps.databaseUrl, log: deps.log, health: deps.health });
-  const bus = createEventBus({ source, log: reader, logger: deps.log });
+  const bus = createEventBus({ source, log: reader, logger: deps.log, health: deps.health });
   const redis = deps.redis?.client;
   return {
     bus,

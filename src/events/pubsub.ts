@@ -4,6 +4,7 @@
 // others). The bus delivers what follows the last position it delivered and reads from Postgres
 // whatever it did not receive, so a lost notification, a Redis outage or a reconnection delays events
 // but never loses or repeats one. It starts with the first subscriber.
+import type { DatabaseHealth } from "../db/database-health.ts";
 import type { Logger } from "../log.ts";
 import type { LoggedEvent } from "./event-log.ts";
 
@@ -48,7 +49,13 @@ export interface EventBus {
 const RESTART_DELAY_MS = 1000;
 const READ_RETRY_MS = 1000;
 
-export function createEventBus(deps: { source: EventSource; log: LogReader; logger: Logger }): EventBus {
+export function createEventBus(deps: {
+  source: EventSource;
+  log: LogReader;
+  logger: Logger;
+  /** With it, a read that failed because the database is away is tried again once it is back. */
+  health?: Pick<DatabaseHealth, "failed" | "whenAvailable">;
+}): EventBus {
   const subscribers = new Set<BusSubscriber>();
   let started: Promise<void> | undefined;
   let receiving = false;
@@ -83,8 +90,12 @@ export function createEventBus(deps: { source: EventSource; log: LogReader; logg
       } while (readAgain && receiving);
     })()
       .catch((err: unknown) => {
-        // The database is away (its health says so once) or the read failed: try again shortly.
-        deps.logger.debug({ err }, "could not read the event log; retrying");
+        if (deps.health?.failed(err)) {
+          // The database is away (its health logs that once): read on when it is back.
+          afterDatabaseReturns(catchUp);
+          return;
+        }
+        deps.logger.warn({ err }, "could not read the event log; retrying");
         clearTimeout(retryTimer);
         retryTimer = setTimeout(catchUp, READ_RETRY_MS);
         retryTimer.unref();
@@ -108,14 +119,21 @@ export function createEventBus(deps: { source: EventSource; log: LogReader; logg
       if (head === undefined || head > last) catchUp();
     },
     lost(err) {
-      deps.logger.debug({ err }, "event source connection lost; restarting it");
       receiving = false;
       started = undefined;
-      setTimeout(() => {
+      const restart = () => {
         if (!closed) listening().catch(() => {}); // a failure reports itself through lost() again
-      }, RESTART_DELAY_MS).unref();
+      };
+      if (deps.health?.failed(err)) return afterDatabaseReturns(restart);
+      deps.logger.warn({ err }, "event source connection lost; restarting it");
+      setTimeout(restart, RESTART_DELAY_MS).unref();
     },
   };
+
+  /** Runs `then` once the database is back (after a short wait, while its health is still checking). */
+  function afterDatabaseReturns(then: () => void): void {
+    setTimeout(() => void deps.health!.whenAvailable().then(() => closed || then()), READ_RETRY_MS / 4).unref();
+  }
 
   function listening(): Promise<void> {
     if (closed) return Promise.reject(new Error("event bus closed"));

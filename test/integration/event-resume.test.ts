@@ -97,7 +97,7 @@ function session(variables: Record<string, unknown>, take: number): Promise<Rece
     void bearer().then((params) => {
       const client = wsClient(t, params);
       const got: Received[] = [];
-      const stop = () => void client.dispose().then(() => resolve(got));
+      const stop = () => void Promise.resolve(client.dispose()).then(() => resolve(got));
       client.subscribe<{ events: Received }>({ query: QUERY, variables }, {
         next: ({ data, errors }) => {
           if (errors) return reject(new Error(JSON.stringify(errors)));
