@@ -109,7 +109,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       summary: r.summary,
       ...(r.description && { description: r.description }),
       tags: [r.tag],
-      security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }],
+      // Alternatives are separate requirements: any one of them is enough.
+      security: r.public ? [] : r.anyScope ? r.anyScope.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: r.scope ? [r.scope] : [] }],
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
         requestBody: {

@@ -3,7 +3,7 @@
 import type Router from "@koa/router";
 import type Koa from "koa";
 import type { z } from "zod";
-import { requireScope, type Scope } from "../auth/scopes.ts";
+import { requireAnyScope, requireScope, type Scope } from "../auth/scopes.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
@@ -20,6 +20,8 @@ export interface RouteDefinition {
   tag: string;
   /** The scope the service demands; also checked before the handler reads a body. */
   scope?: Scope;
+  /** Instead of `scope`: the operation needs one of these (the service decides which, from the request). */
+  anyScope?: readonly Scope[];
   /** No token needed (health, metrics, the OpenAPI document itself). */
   public?: boolean;
   query?: z.ZodObject;
@@ -53,6 +55,7 @@ export function mountRoutes(
       // The service checks it again (it is the authority, for every door); checking here as well
       // answers 403 before a body is read from a caller who may not write.
       if (route.scope) requireScope(ctx.state.actor, route.scope);
+      if (route.anyScope) requireAnyScope(ctx.state.actor, route.anyScope);
       // Every protected operation needs the database: while it is down, 503 at once.
       if (!route.public) health?.require();
       await route.handle(ctx, serviceContext(ctx));

@@ -182,7 +182,11 @@ it("answers 503 within 5 s while Postgres is away, never 500, and is back by its
   const completed = events.filter((e) => e.type === "scan.completed").map((e) => e.id);
   await receiver.waitFor((requests) => completed.every((id) => requests.some((r) => JSON.parse(r.rawBody.toString()).eventId === id)), 30_000);
   await subscriber.dispose();
-  // No connection is left held by a transaction that died with the old server (the pool would run dry
-  // after a few outages).
-  await eventually(async () => t.app.db.pool.totalCount === t.app.db.pool.idleCount);
+  // Every LISTEN is back (dispatcher, scan runner, live feed), and no connection is left held by a
+  // transaction that died with the old server (the pool would run dry after a few outages): the one
+  // connection of the pool still out is the scan runner's LISTEN.
+  const listening = async () =>
+    (await t.app.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")).rows[0]!.n;
+  await eventually(async () => (await listening()) === 3);
+  await eventually(async () => t.app.db.pool.totalCount - t.app.db.pool.idleCount === 1);
 }, 120_000);

@@ -1,10 +1,10 @@
 // Reading the event log (CONTRACT §14): pages of it for GET /events and the GraphQL `events` query,
 // oldest first, after a cursor, only the event types whose read scope the caller has; and the replay
 // a subscription that resumes with a cursor starts with.
-import { hasScope } from "../../auth/scopes.ts";
+import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
 import { decodeEventCursor, encodeEventCursor, readLog, type LoggedEvent, type LogPage } from "../../events/event-log.ts";
-import { cursorExpired, DomainError, invalid } from "../../errors.ts";
+import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
 import { authorizeEventTypes, openEventSubscription, requireWellFormedApplicationId, type EventSubscriptionFilter } from "./event-subscriptions.ts";
@@ -41,15 +41,12 @@ function readableTypes(ctx: ServiceContext, types: readonly EventType[] | undefi
     authorizeEventTypes(ctx, types);
     return [...new Set(types)];
   }
-  const actor = ctx.actor;
-  if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
-  const readable = EVENT_TYPES.filter((type) => hasScope(actor, EVENT_READ_SCOPE[type]));
-  if (readable.length === 0) {
-    const scopes = [...new Set(Object.values(EVENT_READ_SCOPE))];
-    throw new DomainError("forbidden", `Reading events needs the read scope of at least one event type (${scopes.join(", ")})`, { scope: scopes.join(" ") });
-  }
-  return readable;
+  const actor = requireAnyScope(ctx.actor, EVENT_READ_SCOPES);
+  return EVENT_TYPES.filter((type) => hasScope(actor, EVENT_READ_SCOPE[type]));
 }
+
+/** The read scopes of the event types: reading the log needs at least one of them. */
+export const EVENT_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(EVENT_READ_SCOPE))];
 
 /** The types to filter the log on; none when they are all of them. */
 const narrowing = (types: readonly EventType[]) => (EVENT_TYPES.every((type) => types.includes(type)) ? undefined : types);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { eventViewSchema, toEventView } from "../../domain/events/event.view.ts";
-import { readEvents } from "../../domain/events/event-log.service.ts";
+import { EVENT_READ_SCOPES, readEvents } from "../../domain/events/event-log.service.ts";
 import { EVENT_TYPES, isEventType, type EventType } from "../../events/catalog.ts";
 import { invalid } from "../../errors.ts";
 import { pageQueryShape, sendPage, singleQuery } from "../list-response.ts";
@@ -29,6 +29,7 @@ export const eventRoutes: RouteDefinition[] = [
       "A filtered page may hold fewer events than `limit` and still link to a next page. A cursor older than what " +
       "EVENT_RETENTION_DAYS keeps is 410 (cursor_expired).",
     tag: "Events",
+    anyScope: EVENT_READ_SCOPES,
     query: z.object({
       after: z.string().optional().describe("A cursor: only events committed after it; from the oldest kept when absent"),
       types: z.string().optional().describe(`Comma-separated event types (${EVENT_TYPES.join(", ")}); every type the token may read when absent`),
