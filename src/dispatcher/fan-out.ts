@@ -8,21 +8,26 @@
 import type pg from "pg";
 import { EVENT_LOG_CHANNEL, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
 
-const LOCK_HEAD = "SELECT position FROM event_log_head FOR UPDATE";
-
-// The batch's rows are locked, so their ctids hold until the statement ends: the update finds
-// them by ctid whatever the planner thinks of the table's size.
-const FAN_OUT = `
+/**
+ * One round trip: a simple query of several statements, each with a snapshot of its own. The lock
+ * waits for the fan-out before it to commit, so the fan-out statement after it reads what that one
+ * committed, the head included. Simple queries take no parameters: the batch size is a checked integer.
+ */
+const fanOutTransaction = (batchSize: number) => `
+  BEGIN;
+  SELECT 1 FROM event_log_head FOR UPDATE;
   WITH batch AS (
     SELECT ctid, occurred_at, id FROM events
      WHERE fanned_out_at IS NULL
      ORDER BY occurred_at, id
-     LIMIT $1
+     LIMIT ${batchSize}
        FOR UPDATE
   ),
   numbered AS (
-    SELECT ctid, $2::bigint + row_number() OVER (ORDER BY occurred_at, id) AS position FROM batch
+    SELECT ctid, (SELECT position FROM event_log_head) + row_number() OVER (ORDER BY occurred_at, id) AS position FROM batch
   ),
+  -- The batch's rows are locked, so their ctids hold until the statement ends: the update finds them
+  -- by ctid whatever the planner thinks of the table's size.
   marked AS (
     UPDATE events e SET fanned_out_at = now(), position = n.position
       FROM unnest(ARRAY(SELECT ctid FROM numbered), ARRAY(SELECT position FROM numbered)) AS n(ctid, position)
@@ -37,24 +42,26 @@ const FAN_OUT = `
   ),
   extended AS (
     UPDATE event_log_head SET position = (SELECT max(position) FROM marked) WHERE EXISTS (SELECT 1 FROM marked)
+  ),
+  notified AS (
+    SELECT pg_notify('${EVENT_LOG_CHANNEL}', max(position)::text) FROM marked HAVING count(*) > 0
   )
-  SELECT id, type, application_id, data, occurred_at, position FROM marked ORDER BY position`;
+  SELECT id, type, application_id, data, occurred_at, position, (SELECT count(*) FROM notified) AS notified
+    FROM marked ORDER BY position;
+  COMMIT`;
 
 /** Fans out up to `batchSize` events; returns them in log order. */
 export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<LoggedEvent[]> {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
   const client = await pool.connect();
-  let rows: LoggedEventRow[];
+  let results: pg.QueryResult<LoggedEventRow>[];
   try {
-    await client.query("BEGIN");
-    const head = (await client.query<{ position: string }>(LOCK_HEAD)).rows[0]!.position;
-    ({ rows } = await client.query<LoggedEventRow>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize, head] }));
-    if (rows.length) await client.query("SELECT pg_notify($1, $2)", [EVENT_LOG_CHANNEL, String(rows.at(-1)!.position)]);
-    await client.query("COMMIT");
+    results = (await client.query(fanOutTransaction(batchSize))) as unknown as pg.QueryResult<LoggedEventRow>[];
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
     client.release(err as Error);
     throw err;
   }
   client.release();
-  return rows.map(toLoggedEvent).filter((e) => e !== undefined);
+  return results[2]!.rows.map(toLoggedEvent).filter((e) => e !== undefined);
 }

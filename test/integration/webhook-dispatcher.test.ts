@@ -517,6 +517,7 @@ describe("delivery log and redelivery", () => {
       status: "delivered",
       createdAt: expect.any(String),
       nextAttemptAt: null,
+      waiting: null,
       attempts: [
         { attemptedAt: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: null },
         { attemptedAt: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },

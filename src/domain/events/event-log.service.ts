@@ -83,7 +83,14 @@ export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Pro
 }
 
 /** Events a replay reads per statement. */
-const REPLAY_PAGE = 1_000;
+const REPLAY_PAGE = 500;
+/**
+ * How long a replay hands events on before it lets the event loop turn. A page is in memory, and
+ * handing its events on (GraphQL, then the socket, whose write callbacks come back as microtasks)
+ * would otherwise hold the loop for the whole page: live subscribers would wait behind a client
+ * catching up.
+ */
+const REPLAY_SLICE_MS = 0.5;
 
 /**
  * A subscription resuming after `after`: the committed events after it that `filter` keeps, in log
@@ -115,7 +122,15 @@ export async function openReplay(
     for (;;) {
       // Decided before the page's events are handed on: the live stream must not be past `head` yet.
       const done = page.atHead && caughtUp(page.head);
-      for (const event of page.events) if (accept(event)) yield event;
+      let slice = performance.now();
+      for (const event of page.events) {
+        if (!accept(event)) continue;
+        yield event;
+        if (performance.now() - slice > REPLAY_SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
       if (done) return;
       page = await read(page.readThrough);
     }
