@@ -10,19 +10,14 @@
 //      catching-up subscriber runs in a worker thread (catch-up-client.ts), so that its messages do not
 //      delay the timing of the others' in this process.
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
-import { randomBytes } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
-import { mintToken } from "../src/auth/mint-token.ts";
-import { openDatabase } from "../src/db/client.ts";
 import { encodeEventCursor, readHead, readLog } from "../src/events/event-log.ts";
 import { recordEvents, type NewEvent } from "../src/events/outbox.ts";
 import { newId } from "../src/ids.ts";
-import { startServiceProcess } from "../test/helpers/service-process.ts";
+import { startBenchService } from "./bench-service.ts";
 import { cpuSeconds } from "./cpu-time.ts";
-import { benchDatabase } from "./database.ts";
-import { extraServiceFlags } from "./service-flags.ts";
 
 const LOG = Number(process.env.BENCH_EVENTS_LOG ?? 100_000);
 const SUBSCRIBERS = Number(process.env.BENCH_EVENTS_SUBSCRIBERS ?? 100);
@@ -31,7 +26,6 @@ const LIVE_SECONDS = Number(process.env.BENCH_EVENTS_LIVE_SECONDS ?? 10);
 const WRITE_RATE = 1_000; // events/s while GET /events is read
 const READ_SECONDS = Number(process.env.BENCH_EVENTS_READ_SECONDS ?? 10);
 const PAGE = 500;
-const SECRET = "bench-secret-bench-secret-bench-secret-00";
 const SUBSCRIPTION = "subscription($after: String) { events(after: $after) { eventId timestamp cursor } }";
 
 const percentile = (values: number[], p: number): number => {
@@ -54,14 +48,7 @@ interface Received {
 }
 
 export async function runEventsBench(): Promise<void> {
-  const database = await benchDatabase();
-  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
-  const service = await startServiceProcess({
-    env: { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" },
-    nodeArgs,
-  });
-  const db = openDatabase(database.url);
-  const token = await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] });
+  const { service, db, token, stop } = await startBenchService();
   const wsUrl = `${service.baseUrl.replace("http", "ws")}/graphql`;
   const commit = (events: NewEvent[]) => db.prisma.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
   const waitForHead = async (position: number) => {
@@ -209,8 +196,5 @@ export async function runEventsBench(): Promise<void> {
   }
 
   for (const client of clients) await client.dispose();
-  await db.close();
-  service.child.kill("SIGTERM");
-  await service.exited;
-  await database.stop();
+  await stop();
 }

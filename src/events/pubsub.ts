@@ -5,6 +5,7 @@
 // whatever it did not receive, so a lost notification, a Redis outage or a reconnection delays events
 // but never loses or repeats one. It starts with the first subscriber.
 import type { DatabaseHealth } from "../db/database-health.ts";
+import { createCoalescingLoop } from "../dispatcher/coalescing-loop.ts";
 import type { Logger } from "../log.ts";
 import type { LoggedEvent } from "./event-log.ts";
 
@@ -62,8 +63,6 @@ export function createEventBus(deps: {
   let closed = false;
   let last = 0;
   let positioned = false;
-  let reading: Promise<void> | undefined;
-  let readAgain = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
   function deliver(event: LoggedEvent): void {
@@ -71,44 +70,35 @@ export function createEventBus(deps: {
     for (const subscriber of subscribers) subscriber.offer(event);
   }
 
-  /** Reads and delivers everything after `last`; one read at a time, once more if asked meanwhile. */
-  function catchUp(): void {
-    if (!receiving) return;
-    if (reading) {
-      readAgain = true;
-      return;
-    }
-    reading = (async () => {
-      do {
-        readAgain = false;
-        for (;;) {
-          const page = await deps.log.after(last);
-          for (const event of page.events) if (event.position > last) deliver(event);
-          last = Math.max(last, page.readThrough);
-          if (page.atHead || !receiving) break;
-        }
-      } while (readAgain && receiving);
-    })()
-      .catch((err: unknown) => {
-        if (deps.health?.failed(err)) {
-          // The database is away (its health logs that once): read on when it is back.
-          afterDatabaseReturns(catchUp);
-          return;
-        }
-        deps.logger.warn({ err }, "could not read the event log; retrying");
-        clearTimeout(retryTimer);
-        retryTimer = setTimeout(catchUp, READ_RETRY_MS);
-        retryTimer.unref();
-      })
-      .finally(() => {
-        reading = undefined;
-      });
-  }
+  /** Reads and delivers everything after `last`, one read at a time, once more if woken meanwhile. */
+  const reading = createCoalescingLoop({
+    running: () => receiving,
+    async step() {
+      for (;;) {
+        const page = await deps.log.after(last);
+        for (const event of page.events) if (event.position > last) deliver(event);
+        last = Math.max(last, page.readThrough);
+        if (page.atHead || !receiving) return;
+      }
+    },
+    onError(err) {
+      if (deps.health?.failed(err)) {
+        // The database is away (its health logs that once): read on when it is back.
+        afterDatabaseReturns(catchUp);
+        return;
+      }
+      deps.logger.warn({ err }, "could not read the event log; retrying");
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(catchUp, READ_RETRY_MS);
+      retryTimer.unref();
+    },
+  });
+  const catchUp = reading.wake;
 
   const hooks: SourceHooks = {
     offer(events) {
       if (!receiving) return;
-      if (reading) return void (readAgain = true);
+      if (reading.busy()) return catchUp(); // what it reads next includes these
       for (const event of events) {
         if (event.position <= last) continue;
         if (event.position !== last + 1) return catchUp(); // a gap: the log has what is missing
@@ -168,7 +158,7 @@ export function createEventBus(deps: {
       receiving = false;
       started = undefined;
       clearTimeout(retryTimer);
-      await reading;
+      await reading.idle();
       for (const subscriber of subscribers) subscriber.end();
       await deps.source.stop();
     },

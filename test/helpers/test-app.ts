@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { buildApp, type App } from "../../src/app.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
+import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { Logger } from "../../src/log.ts";
@@ -96,4 +97,17 @@ export async function startTestApp(
       if (ownDatabase) await database.drop();
     },
   };
+}
+
+/** A dispatcher of this instance's that trusts `ca` (a test receiver's self-signed certificate). */
+export function dispatcherTrusting(t: TestApp, ca: string, overrides: Partial<DispatcherOptions> = {}): WebhookDispatcher {
+  return createDispatcher({
+    db: t.app.db,
+    config: t.app.config,
+    log: t.app.log,
+    metrics: t.app.metrics,
+    webhookSecrets: t.app.webhookSecrets,
+    tls: { ca },
+    ...overrides,
+  });
 }

@@ -11,13 +11,13 @@ import pg from "pg";
 import pino from "pino";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db/embedded.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { createDispatcher, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { wsClient } from "../helpers/graphql.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { freePort } from "../helpers/service-process.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 const ANSWER_WITHIN_MS = 5000;
 const BACK_WITHIN_MS = 5000;
@@ -48,15 +48,7 @@ beforeAll(async () => {
     { log, database: { url: server.url, drop: async () => {} }, workers: ["scan-runner", "event-retention"] },
   );
   // The instance's dispatcher, but trusting the receiver's certificate.
-  dispatcher = createDispatcher({
-    db: t.app.db,
-    config: t.app.config,
-    log: t.app.log,
-    metrics: t.app.metrics,
-    webhookSecrets: t.app.webhookSecrets,
-    health: t.app.health,
-    tls: { ca: cert.cert },
-  });
+  dispatcher = dispatcherTrusting(t, cert.cert, { health: t.app.health });
   dispatcher.start();
 }, 120_000);
 

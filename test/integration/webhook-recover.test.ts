@@ -2,13 +2,13 @@
 // given up or dropped since T are sent again, as new deliveries (new ids), signed; and a fresh delivery
 // held back while its endpoint fails shows "waiting": "endpoint_recovery" in the delivery log.
 import { verifyWebhookDelivery } from "appsec-service/webhook-verify";
-import { createDispatcher, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
 import { gql } from "../helpers/graphql.ts";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 const SECRET = "recover-secret-0123456789";
 
@@ -25,15 +25,7 @@ afterAll(async () => {
 
 async function service(env: Record<string, string>): Promise<{ t: TestApp; dispatcher: WebhookDispatcher }> {
   const t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_TIMEOUT_MS: "1000", ...env });
-  const dispatcher = createDispatcher({
-    db: t.app.db,
-    config: t.app.config,
-    log: t.app.log,
-    metrics: t.app.metrics,
-    webhookSecrets: t.app.webhookSecrets,
-    tls: { ca: cert.cert },
-  });
-  return { t, dispatcher };
+  return { t, dispatcher: dispatcherTrusting(t, cert.cert) };
 }
 
 const scanData = (triggeredBy: string) => ({
