@@ -1,8 +1,7 @@
 // The delivery log of a subscription, redelivery of an event to it, and recovery of what failed.
 import { z } from "zod";
 import { requireScope } from "../../auth/scopes.ts";
-import type { Db } from "../../db/client.ts";
-import { isForeignKeyViolation } from "../../db/client.ts";
+import { isForeignKeyViolation, type Db } from "../../db/client.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { notifyDeliveryQueued } from "../../events/delivery-wakeup.ts";
 import { isId, newId } from "../../ids.ts";
