@@ -1,10 +1,11 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- rest`, `-- subscribers`, `-- webhooks`,
-// `-- reports`, `-- dast`, `-- vex` or `-- console` one suite.
+// `-- reports`, `-- dast`, `-- vex`, `-- events` or `-- console` one suite.
 // Each starts the real service on a fresh database (embedded Postgres, or DATABASE_URL's server).
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
 import { runConsoleBench } from "./console.ts";
 import { runBaselineScanBench } from "./dast-baseline.ts";
+import { runEventsBench } from "./events.ts";
 import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
 import { runScanClaimBench } from "./scan-claims.ts";
@@ -18,7 +19,7 @@ const runDastBench = async () => {
   await runScanClaimBench();
 };
 
-const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, vex: runVexBench, console: runConsoleBench };
+const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, vex: runVexBench, events: runEventsBench, console: runConsoleBench };
 const chosen = process.argv.slice(2);
 for (const name of chosen) if (!(name in suites)) throw new Error(`unknown suite ${name}; choose from ${Object.keys(suites).join(", ")}`);
 

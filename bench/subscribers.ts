@@ -5,22 +5,16 @@
 // (from the timestamp the outbox gives the event inside its transaction), whether every client got
 // every event exactly once, the service's CPU per delivered message and its resident memory idle,
 // with the sockets open, and after they closed.
-import { randomBytes } from "node:crypto";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
-import { mintToken } from "../src/auth/mint-token.ts";
-import { openDatabase } from "../src/db/client.ts";
 import { recordEvents } from "../src/events/outbox.ts";
 import { newId } from "../src/ids.ts";
-import { startServiceProcess } from "../test/helpers/service-process.ts";
+import { startBenchService } from "./bench-service.ts";
 import { cpuSeconds } from "./cpu-time.ts";
-import { benchDatabase } from "./database.ts";
-import { extraServiceFlags } from "./service-flags.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const EVENTS_PER_SECOND = Number(process.env.BENCH_SUBSCRIBER_EVENTS_PER_SECOND ?? 20);
 const SECONDS = Number(process.env.BENCH_SUBSCRIBER_SECONDS ?? 10);
-const SECRET = "bench-secret-bench-secret-bench-secret-00";
 const SUBSCRIPTION = "subscription { events { eventId eventType timestamp data } }";
 
 interface Arrival {
@@ -38,14 +32,7 @@ async function rssMiB(base: string): Promise<number> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export async function runSubscriberBench(): Promise<void> {
-  const database = await benchDatabase();
-  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
-  const service = await startServiceProcess({
-    env: { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" },
-    nodeArgs,
-  });
-  const db = openDatabase(database.url);
-  const token = await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] });
+  const { service, db, token, stop } = await startBenchService();
   const application = (await (
     await fetch(`${service.baseUrl}/applications`, {
       method: "POST",
@@ -122,8 +109,5 @@ export async function runSubscriberBench(): Promise<void> {
     `| ${committed.length} | ${expected} | ${arrivals.length} | ${expected - pairs.size + unknown} | ${arrivals.length - pairs.size} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} | ${latencies.at(-1)} | ${((cpu * 1e6) / Math.max(1, arrivals.length)).toFixed(1)} | ${idle} / ${withSockets} / ${duringLoad} / ${after} |`,
   );
 
-  await db.close();
-  service.child.kill("SIGTERM");
-  await service.exited;
-  await database.stop();
+  await stop();
 }

@@ -6,6 +6,7 @@ import type Koa from "koa";
 import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { createDatabaseHealth, type DatabaseHealth } from "./db/database-health.ts";
 import { readMigrations } from "./db/migrate.ts";
 import { registerBacklogGauge } from "./dispatcher/backlog-metric.ts";
 import { createDispatcher } from "./dispatcher/dispatcher.ts";
@@ -14,6 +15,7 @@ import { resealWebhookSecrets } from "./domain/webhooks/reseal-secrets.ts";
 import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts";
 import { connectRedis } from "./db/redis.ts";
 import { createEventFeed } from "./events/event-feed.ts";
+import { createEventRetention } from "./events/event-retention.ts";
 import type { EventBus } from "./events/pubsub.ts";
 import { shutDownGracefully } from "./graceful-shutdown.ts";
 import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
@@ -29,6 +31,7 @@ import { createRateLimiter } from "./http/middleware/rate-limit.ts";
 import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
+import { eventRoutes } from "./http/routes/events.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
 import { scanJobRoutes } from "./http/routes/scan-jobs.routes.ts";
@@ -49,7 +52,7 @@ import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
 
-/** Something that works in the background (scan runner, delivery dispatcher). */
+/** Something that works in the background (scan runner, delivery dispatcher, event retention). */
 export interface BackgroundWorker {
   readonly name: string;
   start(): void;
@@ -75,6 +78,8 @@ export interface App {
   config: Config;
   log: Logger;
   db: Database;
+  /** Whether the database can be reached (CONTRACT §15). */
+  health: DatabaseHealth;
   metrics: Metrics;
   koa: Koa;
   router: Router;
@@ -100,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const log = options.log ?? createLogger(config.LOG_LEVEL);
   const webhookSecrets = createSecretBox(options.webhookSecretKeys ?? config.WEBHOOK_SECRET_KEYS ?? []);
   const db = openDatabase(options.databaseUrl);
+  const health = createDatabaseHealth({ databaseUrl: options.databaseUrl, log });
   const metrics = createMetrics();
   const migrations = await readMigrations();
   const resealed = await resealWebhookSecrets(db.pool, webhookSecrets).catch(async (err: unknown) => {
@@ -146,10 +152,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...policyEvaluationRoutes,
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
+    ...eventRoutes,
   ];
   let stopping = false;
   const routes: RouteDefinition[] = [
-    ...systemRoutes({ pool: db.pool, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi, stopping: () => stopping }),
+    ...systemRoutes({ pool: db.pool, health, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi, stopping: () => stopping }),
     ...apiRoutes,
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
@@ -160,10 +167,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     databaseUrl: options.databaseUrl,
     pool: db.pool,
     log,
+    health,
   });
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
-  const yoga = createGraphqlServer({ production, events, log });
+  const yoga = createGraphqlServer({ production, events, log, health });
   const scanQueue = createQueuedScanSignal(db.pool, log.child({ worker: "queued-scan-signal" }));
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
@@ -184,8 +192,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
+    health,
     before: [
-      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, liveStreams }),
+      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, liveStreams, health }),
       ...(production ? [] : [graphiqlAssets()]),
       consoleMiddleware(),
     ],
@@ -200,10 +209,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool: db.pool,
     engines,
     log: log.child({ worker: "scan-runner" }),
+    health,
     leaseMs: config.SCAN_LEASE_MS,
     external: { scanTypes: externalScanTypes, timeoutMs: config.SCAN_EXTERNAL_TIMEOUT_MS },
   });
-  workers.push(scanRunner, scanQueue, createDispatcher({ db, config, log, metrics, webhookSecrets, publishEvents: feed.publish }));
+  workers.push(
+    scanRunner,
+    scanQueue,
+    createDispatcher({ db, config, log, metrics, webhookSecrets, health, onFannedOut: feed.fannedOut }),
+    createEventRetention({ pool: db.pool, retentionDays: config.EVENT_RETENTION_DAYS, log: log.child({ worker: "event-retention" }), health }),
+  );
   registerBacklogGauge(metrics.registry, db.pool);
 
   let closing: Promise<void> | undefined;
@@ -211,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config,
     log,
     db,
+    health,
     metrics,
     koa,
     router,
@@ -248,6 +264,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
             await feed.close();
             await redis?.quit().catch(() => redis.disconnect());
             await closeReportReaders();
+            health.close();
             await db.close();
           },
         },

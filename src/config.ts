@@ -94,6 +94,8 @@ const envSchema = z.object({
   /** Keys sealing webhook secrets at rest: the first seals, all open (rotation). */
   WEBHOOK_SECRET_KEYS: secretKeys.optional(),
   RATE_LIMIT_PER_MINUTE: int(1).default(6000),
+  /** Days the event log keeps events (GET /events, subscriptions' `after`); older cursors expire. */
+  EVENT_RETENTION_DAYS: int(1, 36_500).default(30),
   /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
   GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
   METRICS_TOKEN: z.string().min(1).optional(),

@@ -1,7 +1,8 @@
 // Domain errors carry a stable code; each door maps the kind to its own vocabulary
 // (REST: status + problem+json, GraphQL: extensions.code).
 
-export type ErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict";
+/** `expired`: an event cursor older than what retention keeps (CONTRACT §14). */
+export type ErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "expired";
 
 export interface FieldError {
   path: string;
@@ -22,5 +23,7 @@ export class DomainError extends Error {
 export const invalid = (message: string, errors?: FieldError[]) => new DomainError("invalid", message, { errors });
 export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
 export const conflict = (message: string) => new DomainError("conflict", message);
+export const cursorExpired = () =>
+  new DomainError("expired", "The cursor is older than the events kept (EVENT_RETENTION_DAYS); read again from the oldest kept, without it");
 export const forbidden = (scope: string) =>
   new DomainError("forbidden", `This operation needs the '${scope}' scope`, { scope });

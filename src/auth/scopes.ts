@@ -29,6 +29,15 @@ export interface Actor {
 export const hasScope = (actor: Actor, scope: Scope): boolean =>
   actor.scopes.has(ADMIN_SCOPE) || actor.scopes.has(scope);
 
+/** Throws unless the actor has at least one of `scopes` (403 naming them all). */
+export function requireAnyScope(actor: Actor | undefined, scopes: readonly Scope[]): Actor {
+  if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
+  if (!scopes.some((scope) => hasScope(actor, scope))) {
+    throw new DomainError("forbidden", `This operation needs one of the scopes ${scopes.map((s) => `'${s}'`).join(", ")}`, { scope: scopes.join(" ") });
+  }
+  return actor;
+}
+
 /** The one authorization check every service calls first, whatever door the call came through. */
 export function requireScope(actor: Actor | undefined, scope: Scope): Actor {
   if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");

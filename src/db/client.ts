@@ -34,14 +34,25 @@ function clientsInUse(pool: pg.Pool): Set<pg.PoolClient> {
 }
 
 const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry schedule
+/**
+ * How long taking a connection may wait (opening one, or for a free one): without a bound, a
+ * database that stopped answering (not refusing: a network partition) would hold every request
+ * until TCP gives up; with it they fail, as connection errors, and are answered 503 (CONTRACT §15).
+ */
+const CONNECTION_TIMEOUT_MS = 3000;
 
 export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
-  const queuePool = new pg.Pool({ connectionString: url, max: QUEUE_POOL_SIZE, options: "-c plan_cache_mode=force_custom_plan" });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  const queuePool = new pg.Pool({
+    connectionString: url,
+    max: QUEUE_POOL_SIZE,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    options: "-c plan_cache_mode=force_custom_plan",
+  });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on("error", () => {});
   queuePool.on("error", () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new ReleasingPrismaPg(pool) });
   const inUse = [clientsInUse(pool), clientsInUse(queuePool)];
   return {
     prisma,
@@ -56,6 +67,43 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
       await Promise.all([pool.end(), queuePool.end()]);
     },
   };
+}
+
+type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
+type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
+
+/**
+ * @prisma/adapter-pg 6.19 leaks a pool connection when COMMIT or ROLLBACK itself fails (the
+ * connection died: the database restarted or went away): Prisma's transaction manager then never
+ * calls the transaction's commit() or rollback(), which is what hands the connection back. After an
+ * outage or two every connection of the pool would belong to a dead transaction and the service would
+ * not come back. This one discards the connection when that happens.
+ */
+class ReleasingPrismaPg extends PrismaPg {
+  override async connect(): Promise<Adapter> {
+    const adapter = await super.connect();
+    const startTransaction = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => {
+      const tx = await startTransaction(isolationLevel);
+      const executeRaw = tx.executeRaw.bind(tx);
+      tx.executeRaw = async (query) => {
+        try {
+          return await executeRaw(query);
+        } catch (err) {
+          if (/^(COMMIT|ROLLBACK)$/i.test(query.sql.trim())) discard(tx, err);
+          throw err;
+        }
+      };
+      return tx;
+    };
+    return adapter;
+  }
+}
+
+function discard(tx: Transaction, err: unknown): void {
+  const { client, cleanup } = tx as unknown as { client: pg.PoolClient; cleanup?: () => void };
+  cleanup?.();
+  client.release(err instanceof Error ? err : new Error(String(err)));
 }
 
 /** True when err is Prisma's unique-constraint violation (P2002). */

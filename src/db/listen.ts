@@ -2,6 +2,7 @@
 // Postgres event source all wake on NOTIFY and would otherwise each reimplement the reconnect.
 import pg from "pg";
 import type { Logger } from "../log.ts";
+import type { DatabaseHealth } from "./database-health.ts";
 
 export interface Listening {
   /** Settles with the first attempt: resolves once LISTEN is active, rejects if it failed (retries go on). */
@@ -12,6 +13,11 @@ export interface Listening {
 
 export interface ListenOptions {
   log: Pick<Logger, "warn">;
+  /**
+   * With it, a connection lost because the database is away is reported there (which logs the
+   * outage once) instead of here, and reconnecting waits until the database is back.
+   */
+  health?: Pick<DatabaseHealth, "failed" | "whenAvailable">;
   /** Wait before reconnecting after a lost or failed connection. */
   retryMs?: number;
   /** Called each time LISTEN takes effect (first time and after every reconnection): notifications sent while not listening are lost, so callers catch up here. */
@@ -63,11 +69,14 @@ export function listen(
       void connection.end();
     }
     if (closed) return;
-    options.log.warn({ err, channels }, "no LISTEN connection; retrying");
+    const databaseAway = options.health?.failed(err) ?? false;
+    if (!databaseAway) options.log.warn({ err, channels }, "no LISTEN connection; retrying");
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
-      attempt = open().catch(() => {}); // a failure has scheduled the next attempt
+      // While the database is down, the next attempt waits for it to be back rather than retrying blind.
+      const ready = databaseAway ? options.health!.whenAvailable() : Promise.resolve();
+      attempt = ready.then(() => (closed ? undefined : open())).catch(() => {}); // a failure has scheduled the next attempt
     }, retryMs);
   }
 

@@ -1,5 +1,6 @@
-// The webhook dispatcher (CONTRACT §7): fans committed outbox events out to subscriptions, then
-// claims due deliveries with leases and sends them. Everything that touches the database works in
+// The webhook dispatcher (CONTRACT §7): fans committed outbox events out to subscriptions (which is
+// also when they take their place in the event log, fan-out.ts), then claims due deliveries with
+// leases and sends them. Everything that touches the database works in
 // batches, one statement each: fan-out of many events, a claim of many deliveries joined with their
 // event and subscription, and the outcomes of many attempts (outcome-recorder.ts), so a delivery
 // costs little more than its HTTP request. Fan-out and sending are two loops: deliveries go out as
@@ -8,17 +9,19 @@
 // delivery with one sender until it expires, which is also how a crashed instance's deliveries are
 // taken over. LISTEN/NOTIFY wakes it within milliseconds of a commit; polling is the fallback. How
 // many attempts go to one subscription's endpoint at once adapts to how it answers
-// (endpoint-limiter.ts).
+// (endpoint-limiter.ts). While the database is down both loops wait for it instead of failing every
+// second (its health logs the outage once).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { Agent } from "undici";
 import type { BackgroundWorker } from "../app.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import { listen, type Listening } from "../db/listen.ts";
 import { SecretKeyUnavailable, type SecretBox } from "../domain/webhooks/secret-box.ts";
-import type { EventEnvelope } from "../events/catalog.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
+import type { LoggedEvent } from "../events/event-log.ts";
 import { EVENTS_CHANNEL } from "../events/outbox.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -48,6 +51,8 @@ const STOP_GRACE_MS = 2000;
 
 export interface DispatcherOptions {
   db: Pick<Database, "queuePool">;
+  /** With it, the loops pause while the database is down and resume when it is back. */
+  health?: DatabaseHealth;
   config: Pick<
     Config,
     | "WEBHOOK_ALLOW_PRIVATE_TARGETS"
@@ -75,8 +80,8 @@ export interface DispatcherOptions {
    * TLS connector leaves `ca` unset unless given here), and resolves names with dns.lookup.
    */
   tls?: { ca?: string | Buffer };
-  /** Called with each batch of events fanned out (the Redis event feed). */
-  publishEvents?: (events: EventEnvelope[]) => Promise<void>;
+  /** Called with each batch of events fanned out, in log order (the live event feed). */
+  onFannedOut?: (events: LoggedEvent[]) => void;
   resolveAll?: ResolveAll;
   random?: () => number;
 }
@@ -103,7 +108,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   const agent = new Agent({
     connect: { lookup: createGuardedLookup({ allowPrivateTargets, resolveAll: options.resolveAll }), ...options.tls },
   });
-  const recorder = createOutcomeRecorder({ pool, owner, log });
+  const recorder = createOutcomeRecorder({ pool, owner, log, health: options.health });
   const shutdown = new AbortController();
   /** Attempts whose request is under way: each holds a slot. */
   const sending = new Set<Promise<unknown>>();
@@ -117,6 +122,26 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let dueAt = Infinity;
   let lookForNextDue = false;
   let listening: Listening | undefined;
+  let waitingForDatabase = false;
+
+  /** False while the database is down; the loops are then woken once it is back. */
+  function databaseReady(): boolean {
+    const health = options.health;
+    if (!health || health.available()) return true;
+    if (!waitingForDatabase) {
+      waitingForDatabase = true;
+      void health.whenAvailable().then(() => {
+        waitingForDatabase = false;
+        wakeBoth();
+      });
+    }
+    return false;
+  }
+
+  /** Logs a loop's failure, unless it is the database being away (its health logs that, once). */
+  const loopFailed = (what: string) => (err: unknown) => {
+    if (!options.health?.failed(err)) log.error({ err }, what);
+  };
 
   /** Sends a delivery (unless its subscription is disabled) and decides what becomes of it. */
   async function attempt(delivery: ClaimedDelivery): Promise<{ outcome: Outcome; signal: EndpointSignal }> {
@@ -228,10 +253,9 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     for (;;) {
       const events = await fanOutEvents(pool, FAN_OUT_BATCH);
       total += events.length;
-      if (events.length) onBatch();
-      // Live subscribers are best effort; webhooks are the reliable path, so a failure is only logged.
-      if (events.length && options.publishEvents) {
-        await options.publishEvents(events).catch((err: unknown) => log.error({ err }, "could not publish events to subscribers"));
+      if (events.length) {
+        onBatch();
+        options.onFannedOut?.(events);
       }
       if (events.length < FAN_OUT_BATCH) return total;
     }
@@ -283,13 +307,14 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   const claiming = createCoalescingLoop({
     running: () => running,
     step: async () => {
+      if (!databaseReady()) return;
       const started = await pass();
       if (started.length === 0 || lookForNextDue) {
         lookForNextDue = false;
         await scheduleNextDue();
       }
     },
-    onError: (err) => log.error({ err }, "webhook dispatcher pass failed"),
+    onError: loopFailed("webhook dispatcher pass failed"),
   });
   const wake = claiming.wake;
 
@@ -297,9 +322,9 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   const fanningOut = createCoalescingLoop({
     running: () => running,
     step: async () => {
-      await fanOut(wake);
+      if (databaseReady()) await fanOut(wake);
     },
-    onError: (err) => log.error({ err }, "webhook fan-out failed"),
+    onError: loopFailed("webhook fan-out failed"),
   });
   const wakeToFanOut = fanningOut.wake;
 
@@ -322,6 +347,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       pollTimer = setInterval(wakeBoth, pollIntervalMs);
       listening = listen(pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()), {
         log,
+        health: options.health,
         onListening: wakeBoth, // whatever was committed before LISTEN took effect
       });
       wakeBoth();

@@ -1,34 +1,67 @@
-// Outbox → deliveries: each committed event becomes one pending delivery per subscription that is
-// listening for its type and not disabled. One statement per batch of events: it locks them with
-// SKIP LOCKED, marks them and inserts their deliveries, so concurrent dispatchers split the outbox
-// and an event is fanned out exactly once, with no interactive transaction.
+// Outbox → event log → deliveries. A fan-out takes the oldest committed events not yet fanned out,
+// gives each its position in the event log (event-log.ts) and queues one pending delivery per
+// subscription listening for its type and not disabled, in one statement. Fan-outs run one at a time,
+// on whichever instance: each locks the event_log_head row before it reads its batch (so it reads
+// after the previous fan-out committed) and keeps it until it commits (so the next one numbers after
+// it). Positions are thus handed out, and become visible, in order: the log has no gap a reader could
+// step over, and an event is fanned out exactly once.
 import type pg from "pg";
-import { toEventEnvelope, type EventEnvelope, type EventRow } from "../events/catalog.ts";
+import { EVENT_LOG_CHANNEL, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
 
-// The batch's rows are locked, so their ctids hold until the statement ends: the update finds
-// them by ctid whatever the planner thinks of the table's size.
-const FAN_OUT = `
+/**
+ * One round trip: a simple query of several statements, each with a snapshot of its own. The lock
+ * waits for the fan-out before it to commit, so the fan-out statement after it reads what that one
+ * committed, the head included. Simple queries take no parameters: the batch size is a checked integer.
+ */
+const fanOutTransaction = (batchSize: number) => `
+  BEGIN;
+  SELECT 1 FROM event_log_head FOR UPDATE;
   WITH batch AS (
-    SELECT ctid FROM events
+    SELECT ctid, occurred_at, id FROM events
      WHERE fanned_out_at IS NULL
      ORDER BY occurred_at, id
-     LIMIT $1
-       FOR UPDATE SKIP LOCKED
+     LIMIT ${batchSize}
+       FOR UPDATE
   ),
+  numbered AS (
+    SELECT ctid, (SELECT position FROM event_log_head) + row_number() OVER (ORDER BY occurred_at, id) AS position FROM batch
+  ),
+  -- The batch's rows are locked, so their ctids hold until the statement ends: the update finds them
+  -- by ctid whatever the planner thinks of the table's size.
   marked AS (
-    UPDATE events e SET fanned_out_at = now() WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM batch))
-    RETURNING e.id, e.type, e.data, e.occurred_at
+    UPDATE events e SET fanned_out_at = now(), position = n.position
+      FROM unnest(ARRAY(SELECT ctid FROM numbered), ARRAY(SELECT position FROM numbered)) AS n(ctid, position)
+     WHERE e.ctid = n.ctid
+    RETURNING e.id, e.type, e.application_id, e.data, e.occurred_at, e.position
   ),
   queued AS (
     INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at, created_at, updated_at)
     SELECT uuid_v7(), w.id, m.id, 'pending', now(), now(), now()
       FROM marked m JOIN webhooks w ON w.status <> 'disabled' AND m.type = ANY (w.events)
-     ORDER BY m.occurred_at, m.id
+     ORDER BY m.position
+  ),
+  extended AS (
+    UPDATE event_log_head SET position = (SELECT max(position) FROM marked) WHERE EXISTS (SELECT 1 FROM marked)
+  ),
+  notified AS (
+    SELECT pg_notify('${EVENT_LOG_CHANNEL}', max(position)::text) FROM marked HAVING count(*) > 0
   )
-  SELECT id, type, data, occurred_at FROM marked ORDER BY occurred_at, id`;
+  SELECT id, type, application_id, data, occurred_at, position, (SELECT count(*) FROM notified) AS notified
+    FROM marked ORDER BY position;
+  COMMIT`;
 
-/** Fans out up to `batchSize` events; returns them in the order they happened. */
-export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<EventEnvelope[]> {
-  const { rows } = await pool.query<EventRow>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize] });
-  return rows.map(toEventEnvelope);
+/** Fans out up to `batchSize` events; returns them in log order. */
+export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<LoggedEvent[]> {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
+  const client = await pool.connect();
+  let results: pg.QueryResult<LoggedEventRow>[];
+  try {
+    results = (await client.query(fanOutTransaction(batchSize))) as unknown as pg.QueryResult<LoggedEventRow>[];
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    client.release(err as Error);
+    throw err;
+  }
+  client.release();
+  return results[2]!.rows.map(toLoggedEvent).filter((e) => e !== undefined);
 }

@@ -4,6 +4,7 @@
 // written again; one that still fails is logged, and its deliveries stay leased until the lease
 // expires and another pass sends them again (at least once, never lost).
 import type pg from "pg";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import type { Logger } from "../log.ts";
 import { recordOutcomes, type Outcome, type RecordedStatus } from "./record-outcomes.ts";
 
@@ -27,7 +28,7 @@ interface Entry {
   done: (recorded: Recorded) => void;
 }
 
-export function createOutcomeRecorder(deps: { pool: pg.Pool; owner: string; log: Logger }): OutcomeRecorder {
+export function createOutcomeRecorder(deps: { pool: pg.Pool; owner: string; log: Logger; health?: Pick<DatabaseHealth, "failed"> }): OutcomeRecorder {
   let queue: Entry[] = [];
   let writing: Promise<void> | undefined;
 
@@ -41,7 +42,9 @@ export function createOutcomeRecorder(deps: { pool: pg.Pool; owner: string; log:
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (attempt < WRITE_ATTEMPTS && code && TRANSIENT.has(code)) continue;
-        deps.log.error({ err, deliveries: batch.length }, "could not record webhook attempts; their deliveries are sent again once their leases expire");
+        if (!deps.health?.failed(err)) {
+          deps.log.error({ err, deliveries: batch.length }, "could not record webhook attempts; their deliveries are sent again once their leases expire");
+        }
         for (const e of batch) e.done(undefined);
         return;
       }

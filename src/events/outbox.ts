@@ -1,9 +1,9 @@
 // The only writer of events. Called inside the transaction of the change an event reports, so a
 // committed change always has its event and a rolled-back one never does. The NOTIFY is
-// transactional too: listeners hear of the events only once they are committed. Its payload is the
-// writing transaction's id (stored on each event row), and Postgres folds identical notifications of
-// one transaction into one: a scan that records 500 events wakes each listener once, and a listener
-// loads that transaction's events in one query.
+// transactional too: the dispatchers hear of the events only once they are committed, and fan them
+// out (which is also when they take their place in the event log, dispatcher/fan-out.ts). Its
+// payload is the writing transaction's id (stored on each event row), and Postgres folds identical
+// notifications of one transaction into one: a scan that records 500 events wakes each dispatcher once.
 import type { Tx } from "../db/client.ts";
 import { chunksOf } from "../domain/chunks.ts";
 import { newId } from "../ids.ts";

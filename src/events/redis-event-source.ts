@@ -1,21 +1,24 @@
-// Committed events through Redis (REDIS_URL): the dispatcher publishes each event once, right after
-// the transaction that fans it out commits (publishEvents); every instance subscribes.
+// The event log's new events through Redis (REDIS_URL): the instance that fans events out publishes
+// them, with their positions, right after the fan-out commits (publishEvents); every instance
+// subscribes. Redis may drop messages (while it is away, or a subscriber reconnects): the bus reads
+// any gap from Postgres, and reads on from where it stopped each time the subscription is ready again.
 import { Redis } from "ioredis";
 import type { Logger } from "../log.ts";
-import { isEventType, type EventEnvelope } from "./catalog.ts";
+import { isEventType } from "./catalog.ts";
+import type { LoggedEvent } from "./event-log.ts";
 import type { EventSource } from "./pubsub.ts";
 
 export const REDIS_EVENTS_CHANNEL = "appsec:events";
 
-export async function publishEvents(redis: Redis, events: readonly EventEnvelope[]): Promise<void> {
+export async function publishEvents(redis: Redis, events: readonly LoggedEvent[]): Promise<void> {
   if (!events.length) return;
   const pipeline = redis.pipeline();
   for (const event of events) pipeline.publish(REDIS_EVENTS_CHANNEL, JSON.stringify(event));
   await pipeline.exec();
 }
 
-/** The envelope in a channel message, or undefined for anything else (the channel is not ours alone). */
-function parseEnvelope(message: string): EventEnvelope | undefined {
+/** The event in a channel message, or undefined for anything else (the channel is not ours alone). */
+function parseEvent(message: string): LoggedEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(message);
@@ -23,31 +26,34 @@ function parseEnvelope(message: string): EventEnvelope | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const e = value as Partial<Record<keyof EventEnvelope, unknown>>;
+  const e = value as Partial<Record<keyof LoggedEvent, unknown>>;
   const valid =
     typeof e.eventId === "string" &&
     typeof e.eventType === "string" &&
     isEventType(e.eventType) &&
     typeof e.timestamp === "string" &&
     typeof e.data === "object" &&
-    e.data !== null;
-  return valid ? (value as EventEnvelope) : undefined;
+    e.data !== null &&
+    Number.isSafeInteger(e.position) &&
+    (e.position as number) > 0 &&
+    (typeof e.applicationId === "string" || e.applicationId === null);
+  return valid ? (value as LoggedEvent) : undefined;
 }
 
 export function redisEventSource(redisUrl: string, log: Logger): EventSource {
   let subscriber: Redis | undefined;
   return {
-    async start(deliver) {
+    async start(hooks) {
       // ioredis reconnects (and resubscribes) by itself; only a failed first connection is reported.
       const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
       client.on("message", (channel: string, message: string) => {
         if (channel !== REDIS_EVENTS_CHANNEL) return;
         // A throw here would be uncaught (ioredis emits from its socket handler) and end the process.
-        const event = parseEnvelope(message);
-        if (event) deliver(event);
+        const event = parseEvent(message);
+        if (event) hooks.offer([event]);
         else log.warn({ channel, bytes: message.length }, "ignored a malformed message on the events channel");
       });
-      client.on("error", () => {}); // connection errors surface as reconnects; see ioredis docs
+      client.on("error", () => {}); // the shared client's health logs Redis going and coming back (db/redis.ts)
       try {
         await client.connect();
         await client.subscribe(REDIS_EVENTS_CHANNEL);
@@ -55,6 +61,9 @@ export function redisEventSource(redisUrl: string, log: Logger): EventSource {
         client.disconnect();
         throw err;
       }
+      // After a reconnection ioredis subscribes again right after "ready"; a PING answered after that
+      // SUBSCRIBE took effect, the log is read for whatever was published while nobody listened.
+      client.on("ready", () => setImmediate(() => client.ping().then(() => hooks.grew(), () => {})));
       subscriber = client;
     },
     async stop() {

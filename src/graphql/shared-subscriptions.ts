@@ -4,14 +4,26 @@
 // (1,000 dashboards on `events` cost one execution per event, not 1,000). The scopes are part of
 // the key because they decide which events a subscription may receive; each socket still ends
 // its own subscription (token expiry, stalled client, complete) without touching the others.
+//
+// A subscriber that resumes (its field's `after`, or SSE's Last-Event-ID) shares too: `after` is not
+// part of the key. It first gets a replay of the log after its cursor, executed for it alone, while
+// it waits in the shared subscription dropping every result; when the replay has read the whole log
+// up to position H and the live stream has not delivered past H, it takes the shared results after H
+// from then on. Every result carries the position of the event it was made from (EVENT_POSITION),
+// which is also what SSE sends as each event's id.
 import type { Plugin } from "@envelop/core";
-import type { DocumentNode, ExecutionResult } from "graphql";
-import type { GraphQLContext } from "./context.ts";
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult } from "graphql";
+import { isConnectionError } from "../db/database-health.ts";
+import type { EventStreamMode, GraphQLContext } from "./context.ts";
+import { isUnexpected, maskError } from "./errors.ts";
 
 /** Results waiting for one slow subscriber beyond this end its subscription with an error. */
 export const MAX_QUEUED_RESULTS = 1000;
 
-type Result = ExecutionResult;
+/** The log position of the event a result was made from; a symbol, so it never reaches the wire. */
+export const EVENT_POSITION = Symbol("eventPosition");
+
+type Result = ExecutionResult & { [EVENT_POSITION]?: number };
 type SubscribeResult = AsyncIterableIterator<Result> | Result;
 
 /** One running subscription and the subscribers it feeds; closed for good once none is left. */
@@ -26,8 +38,9 @@ class Hub {
     void this.pump();
   }
 
-  join(): Subscriber {
-    const subscriber = new Subscriber((s) => this.leave(s));
+  /** A subscriber taking the results of events after position `after`. */
+  join(after = -Infinity): Subscriber {
+    const subscriber = new Subscriber((s) => this.leave(s), after);
     if (this.closed) subscriber.end(); // its source has ended: nothing more will come
     else this.subscribers.add(subscriber);
     return subscriber;
@@ -64,10 +77,19 @@ class Subscriber implements AsyncIterableIterator<Result> {
   private done = false;
   private error: unknown;
 
-  constructor(private readonly leave: (s: Subscriber) => void) {}
+  constructor(
+    private readonly leave: (s: Subscriber) => void,
+    /** Results of events at or before this position are not for this subscriber (it has them). */
+    private after: number,
+  ) {}
+
+  /** From now on, take the results of events after `position`. */
+  takeAfter(position: number): void {
+    this.after = position;
+  }
 
   push(result: Result): void {
-    if (this.done) return;
+    if (this.done || (result[EVENT_POSITION] ?? Infinity) <= this.after) return;
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = this.failWaiting = undefined;
@@ -120,6 +142,78 @@ class Subscriber implements AsyncIterableIterator<Result> {
   }
 }
 
+/**
+ * A resuming subscriber: its replay's results, then its shared subscriber's. A replay that fails (the
+ * cursor expired meanwhile, the database went away) ends with that error as a last result, with its
+ * code, as a subscription refused at the start would.
+ */
+class Resumed implements AsyncIterableIterator<Result> {
+  private replaying = true;
+
+  constructor(
+    private readonly replay: AsyncIterableIterator<Result>,
+    private readonly live: Subscriber,
+    private readonly context: GraphQLContext,
+  ) {}
+
+  async next(): Promise<IteratorResult<Result>> {
+    if (this.replaying) {
+      try {
+        const step = await this.replay.next();
+        if (!step.done) return step;
+        this.replaying = false;
+      } catch (err) {
+        this.replaying = false;
+        await this.live.return();
+        return { value: { errors: [this.streamError(err)] }, done: false };
+      }
+    }
+    return this.live.next();
+  }
+
+  async return(): Promise<IteratorResult<Result>> {
+    this.replaying = false;
+    await Promise.all([this.replay.return?.(), this.live.return()]);
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  private streamError(err: unknown): GraphQLError {
+    if (isUnexpected(err) && !isConnectionError(err)) this.context.service.log.error({ err }, "replaying events failed");
+    const masked = maskError(err, "Unexpected error.") as GraphQLError;
+    // An HTTP status means nothing inside a stream.
+    const { http: _, ...extensions } = masked.extensions ?? {};
+    return new GraphQLError(masked.message, { extensions });
+  }
+}
+
+/** Records on each result the position of the event it was made from (one result per event, in order). */
+function tagged(source: AsyncIterableIterator<Result>, mode: EventStreamMode): AsyncIterableIterator<Result> {
+  return {
+    async next() {
+      const step = await source.next();
+      if (!step.done) step.value[EVENT_POSITION] = mode.handed.shift();
+      return step;
+    },
+    return: () => source.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** The subscription field's `after` argument: the variable that carries it, or its literal value. */
+function afterArgument(document: DocumentNode, operationName: string | null | undefined): { variable?: string; value?: string } {
+  const field = getOperationAST(document, operationName)?.selectionSet.selections[0];
+  const after = field?.kind === Kind.FIELD ? field.arguments?.find((arg) => arg.name.value === "after") : undefined;
+  if (after?.value.kind === Kind.VARIABLE) return { variable: after.value.name.value };
+  if (after?.value.kind === Kind.STRING) return { value: after.value.value };
+  return {};
+}
+
 const isAsyncIterable = (r: SubscribeResult): r is AsyncIterableIterator<Result> => Symbol.asyncIterator in r;
 
 export function sharedSubscriptions(): Plugin<GraphQLContext> {
@@ -137,22 +231,58 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
 
   return {
     onSubscribe({ args, subscribeFn, setSubscribeFn }) {
-      const key = keyOf(args.document, args.operationName, args.variableValues, args.contextValue);
+      const context = args.contextValue;
+      const argument = afterArgument(args.document, args.operationName);
+      const variables = { ...(args.variableValues as Record<string, unknown> | undefined) };
+      const fromVariable = argument.variable === undefined ? undefined : variables[argument.variable];
+      if (argument.variable !== undefined) delete variables[argument.variable];
+      const after = argument.value ?? (typeof fromVariable === "string" ? fromVariable : undefined) ?? (context.lastEventId || undefined);
+      const key = keyOf(args.document, args.operationName, variables, context);
+
+      /** Executes with a mode of its own; its results carry their events' positions. */
+      const execute = async (mode: EventStreamMode): Promise<SubscribeResult> => {
+        const result = (await subscribeFn({ ...args, contextValue: { ...context, eventStream: mode } })) as SubscribeResult;
+        return isAsyncIterable(result) ? tagged(result, mode) : result;
+      };
       const start = (): Promise<Hub | Result> => {
-        const starting: Promise<Hub | Result> = Promise.resolve(subscribeFn(args) as SubscribeResult | Promise<SubscribeResult>).then(
-          (result) => (isAsyncIterable(result) ? new Hub(result, forget) : result),
-        );
+        const starting: Promise<Hub | Result> = execute({ handed: [] }).then((result) => (isAsyncIterable(result) ? new Hub(result, forget) : result));
         // Only a running hub is kept for the next caller: not what was refused or failed to start.
         const forget = () => hubs.get(key) === starting && hubs.delete(key);
         void starting.then((h) => h instanceof Hub || forget(), forget);
         hubs.set(key, starting);
         return starting;
       };
-      setSubscribeFn(async () => {
-        let started = await (hubs.get(key) ?? start());
+      const hub = async (): Promise<Hub | Result> => {
+        const started = await (hubs.get(key) ?? start());
         // A hub whose last subscriber left while this one waited is gone: start anew.
-        if (started instanceof Hub && started.closed) started = await start();
-        return started instanceof Hub ? started.join() : started;
+        return started instanceof Hub && started.closed ? start() : started;
+      };
+
+      setSubscribeFn(async () => {
+        if (after === undefined) {
+          const shared = await hub();
+          return shared instanceof Hub ? shared.join() : shared;
+        }
+        let live: Subscriber | undefined;
+        const replay = await execute({
+          after,
+          handed: [],
+          caughtUp: (head) => {
+            // The live stream has delivered nothing after `head` yet: all it delivers from now on is
+            // after the replay, and none of it was missed.
+            if (!live || context.events.position() > head) return false;
+            live.takeAfter(head);
+            return true;
+          },
+        });
+        if (!isAsyncIterable(replay)) return replay;
+        const shared = await hub();
+        if (!(shared instanceof Hub)) {
+          await replay.return?.();
+          return shared;
+        }
+        live = shared.join(Infinity); // takes nothing until the replay has caught up
+        return new Resumed(replay, live, context);
       });
     },
   };

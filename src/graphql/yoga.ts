@@ -6,6 +6,7 @@ import { onTokenExpiry } from "../auth/token-expiry.ts";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type Koa from "koa";
 import type { Actor } from "../auth/scopes.ts";
+import { RETRY_AFTER_SECONDS, type DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
 import { hasBody, readBodyText } from "../http/json-body.ts";
@@ -24,6 +25,7 @@ import { armorPlugin } from "./limits.ts";
 import { PerApplicationBatch } from "./per-application-batch.ts";
 import { schema } from "./schema.ts";
 import { sharedSubscriptions } from "./shared-subscriptions.ts";
+import { sseWithEventIds } from "./sse.ts";
 
 export const GRAPHQL_PATH = "/graphql";
 
@@ -31,11 +33,13 @@ export const GRAPHQL_PATH = "/graphql";
 export interface GraphQLServerContext {
   actor: Actor | undefined;
   service: ServiceContext;
+  /** SSE: the cursor a reconnecting EventSource resumes after. */
+  lastEventId?: string;
 }
 
 export type GraphQLYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
-export function createGraphqlServer(deps: { production: boolean; events: EventBus; log: Logger }): GraphQLYoga {
+export function createGraphqlServer(deps: { production: boolean; events: EventBus; log: Logger; health?: DatabaseHealth }): GraphQLYoga {
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -52,13 +56,15 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
       armorPlugin(deps.production),
       unparsableParamsAsBadRequest(),
       unsafeVariablesRefused(),
-      errorLoggingPlugin(deps.log),
+      errorLoggingPlugin(deps.log, deps.health),
       compiledQueries(),
       sharedSubscriptions(),
+      sseWithEventIds(),
     ],
-    context: ({ actor, service }) => ({
+    context: ({ actor, service, lastEventId }) => ({
       actor,
       service,
+      lastEventId,
       events: deps.events,
       batch: new BatcherRegistry(),
       perApplication: new PerApplicationBatch(service),
@@ -88,7 +94,7 @@ function requestHeaders(ctx: Koa.Context): [string, string][] {
 export function graphqlMiddleware(
   yoga: GraphQLYoga,
   serviceContext: (ctx: Koa.Context) => ServiceContext,
-  options: { graphiql: boolean; liveStreams: LiveStreams },
+  options: { graphiql: boolean; liveStreams: LiveStreams; health?: Pick<DatabaseHealth, "available"> },
 ): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== GRAPHQL_PATH) return next();
@@ -103,6 +109,14 @@ export function graphqlMiddleware(
       };
       return;
     }
+    if (options.health && !options.health.available() && !wantsGraphiQL(ctx)) {
+      // Operations need the database; while it is down they are answered at once (CONTRACT §15).
+      ctx.status = 503;
+      ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
+      ctx.type = "application/graphql-response+json";
+      ctx.body = { errors: [{ message: "The database cannot be reached; try again shortly", extensions: { code: "UNAVAILABLE" } }] };
+      return;
+    }
     // Read here so the REST body ceiling (1 MiB, chunked or not) holds; the query itself is
     // further bounded by the token limit.
     const body = hasBody(ctx) ? await readBodyText(ctx) : undefined;
@@ -110,7 +124,7 @@ export function graphqlMiddleware(
     const response = await yoga.fetch(
       url,
       { method: ctx.method, headers: requestHeaders(ctx), body },
-      { actor: ctx.state.actor, service: serviceContext(ctx) },
+      { actor: ctx.state.actor, service: serviceContext(ctx), lastEventId: ctx.get("Last-Event-ID") || undefined },
     );
     ctx.status = response.status;
     response.headers.forEach((value, key) => {

@@ -5,6 +5,7 @@ import Router from "@koa/router";
 import Koa from "koa";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { TokenVerifier } from "../auth/verify-token.ts";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
@@ -26,6 +27,8 @@ export interface HttpAppDeps {
   rateLimiter: RateLimiterAbstract;
   routes: readonly RouteDefinition[];
   serviceContext: (ctx: Koa.Context) => ServiceContext;
+  /** Answers 503 while the database is down, and hears of connection errors (logged once there). */
+  health?: DatabaseHealth;
   /** Extra middleware mounted before the REST router (the GraphQL endpoint, the console). */
   before?: Koa.Middleware[];
 }
@@ -34,11 +37,11 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   const koa = new Koa();
   koa.silent = true;
   const router = new Router();
-  mountRoutes(router, deps.routes, deps.serviceContext);
+  mountRoutes(router, deps.routes, deps.serviceContext, deps.health);
 
   koa.use(securityHeaders());
   koa.use(requestContext(deps.log, deps.metrics));
-  koa.use(errorHandler());
+  koa.use(errorHandler(deps.health));
   koa.use(requireWellFormedHost());
   koa.use(requireTextQuery());
   koa.use(authenticate(deps.verifyToken));

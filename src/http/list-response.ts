@@ -19,10 +19,11 @@ export function singleQuery(ctx: Koa.Context, name: string): string | undefined 
   return value;
 }
 
-export function sendPage<T, V>(ctx: Koa.Context, page: Page<T>, limit: number, view: (item: T) => V): void {
+/** `cursorParam`: the query parameter the next page's cursor goes in (`after` for the event log). */
+export function sendPage<T, V>(ctx: Koa.Context, page: Page<T>, limit: number, view: (item: T) => V, cursorParam = "cursor"): void {
   if (page.nextCursor) {
     const next = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || "localhost"}`);
-    next.searchParams.set("cursor", page.nextCursor);
+    next.searchParams.set(cursorParam, page.nextCursor);
     next.searchParams.set("limit", String(limit));
     ctx.set("Link", `<${next.href}>; rel="next"`);
   }

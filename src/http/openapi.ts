@@ -4,7 +4,7 @@ import type { RouteDefinition } from "./route.ts";
 
 // A malformed Host header or a query string that is not text is a 400 on every route (CONTRACT §2).
 const EVERY_ROUTE_ERRORS = [400];
-const STANDARD_ERRORS = [401, 403, 429, 500];
+const STANDARD_ERRORS = [401, 403, 429, 500, 503];
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Validation failed or malformed JSON",
@@ -13,11 +13,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: "Not found",
   405: "Method not allowed",
   409: "Conflict",
+  410: "The cursor has expired (older than the events kept)",
   413: "Body over 1 MiB",
   415: "Body is not JSON",
   429: "Rate limit exceeded (see Retry-After)",
   500: "Internal error",
-  503: "Not ready",
+  503: "The database cannot be reached (see Retry-After), or not ready",
 };
 
 const HEADER_DESCRIPTIONS: Record<string, string> = {
@@ -38,6 +39,7 @@ const problemSchema = {
       enum: [
         "validation_failed", "malformed_json", "unauthorized", "forbidden", "not_found", "conflict",
         "method_not_allowed", "payload_too_large", "unsupported_media_type", "rate_limited", "internal",
+        "cursor_expired", "unavailable",
       ],
     },
     errors: {
@@ -108,7 +110,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       summary: r.summary,
       ...(r.description && { description: r.description }),
       tags: [r.tag],
-      security: r.public ? [] : [{ bearerAuth: r.scope ? [r.scope] : [] }, ...(r.orScope ? [{ bearerAuth: [r.orScope] }] : [])],
+      // Alternatives are separate requirements: any one of them is enough.
+      security: r.public ? [] : r.anyScope ? r.anyScope.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: r.scope ? [r.scope] : [] }],
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
         requestBody: {

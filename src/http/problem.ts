@@ -12,7 +12,9 @@ export type ProblemCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
-  | "internal";
+  | "internal"
+  | "cursor_expired"
+  | "unavailable";
 
 const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   validation_failed: [400, "Validation failed"],
@@ -26,6 +28,8 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   unsupported_media_type: [415, "Unsupported media type"],
   rate_limited: [429, "Too many requests"],
   internal: [500, "Internal server error"],
+  cursor_expired: [410, "Cursor expired"],
+  unavailable: [503, "Service unavailable"],
 };
 
 export interface Problem {

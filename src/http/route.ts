@@ -3,7 +3,8 @@
 import type Router from "@koa/router";
 import type Koa from "koa";
 import type { z } from "zod";
-import { hasScope, requireScope, type Scope } from "../auth/scopes.ts";
+import { requireAnyScope, requireScope, type Scope } from "../auth/scopes.ts";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
 
@@ -19,8 +20,8 @@ export interface RouteDefinition {
   tag: string;
   /** The scope the service demands; also checked before the handler reads a body. */
   scope?: Scope;
-  /** Another scope that may call it too, within limits the service enforces (documented as an alternative). */
-  orScope?: Scope;
+  /** Instead of `scope`: the operation needs one of these (the service decides which, from the request). */
+  anyScope?: readonly Scope[];
   /** No token needed (health, metrics, the OpenAPI document itself). */
   public?: boolean;
   query?: z.ZodObject;
@@ -39,7 +40,7 @@ export interface RouteDefinition {
     /** When the operation may also answer 204 (no content): what that means. */
     orNoContent?: string;
   };
-  /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500). */
+  /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500, 503). */
   errors: number[];
   handle(ctx: Koa.Context, svc: ServiceContext): Promise<void>;
 }
@@ -50,15 +51,17 @@ export function mountRoutes(
   router: Router,
   routes: readonly RouteDefinition[],
   serviceContext: (ctx: Koa.Context) => ServiceContext,
+  health?: Pick<DatabaseHealth, "require">,
 ): void {
   for (const route of routes) {
     router.register(koaPath(route.path), [route.method], async (ctx: Koa.Context) => {
       if (!route.public) requireAuthenticated(ctx);
       // The service checks it again (it is the authority, for every door); checking here as well
       // answers 403 before a body is read from a caller who may not write.
-      if (route.scope && !(route.orScope && ctx.state.actor && hasScope(ctx.state.actor, route.orScope))) {
-        requireScope(ctx.state.actor, route.scope);
-      }
+      if (route.scope) requireScope(ctx.state.actor, route.scope);
+      if (route.anyScope) requireAnyScope(ctx.state.actor, route.anyScope);
+      // Every protected operation needs the database: while it is down, 503 at once.
+      if (!route.public) health?.require();
       await route.handle(ctx, serviceContext(ctx));
     });
   }

@@ -1,12 +1,15 @@
 // The scan runner: claims scans with leases, runs the engine for their type, records the outcome.
 // Several instances may run against one database; a crashed one's scans are taken over when their
 // lease lapses, and a graceful stop hands its scans back at once. Its loop also settles agents'
-// lapsed leases (back to the queue, or failed) and external scans whose report never came.
+// lapsed leases (back to the queue, or failed) and external scans whose report never came. While the
+// database is down it claims nothing and logs nothing (the database's health logs the outage once),
+// and resumes when it is back.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type pg from "pg";
 import type { BackgroundWorker } from "../app.ts";
 import type { Db } from "../db/client.ts";
+import type { DatabaseHealth } from "../db/database-health.ts";
 import { listen, type Listening } from "../db/listen.ts";
 import { expireAgentLeases } from "../domain/scans/agent-leases.ts";
 import { claimScans, completeScan, failOverdueExternalScans, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
@@ -21,6 +24,7 @@ export interface ScanRunnerOptions {
   pool?: pg.Pool;
   engines: Record<ScanType, ScannerEngine>;
   log: Logger;
+  health?: DatabaseHealth;
   /** How long a claim lasts without renewal; a dead runner's scans are taken over after it. */
   leaseMs: number;
   /** Renewal period while the engine runs (default a third of the lease). */
@@ -43,7 +47,11 @@ export interface ScanRunner extends BackgroundWorker {
 type AbortReason = "stopping" | "lease-lost";
 
 export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
-  const { db, engines, log, leaseMs } = options;
+  const { db, engines, log, leaseMs, health } = options;
+  /** Logs a failure, unless it is the database being away (its health logs that, once). */
+  const failed = (err: unknown, message: string, fields: object = {}) => {
+    if (!health?.failed(err)) log.error({ err, ...fields }, message);
+  };
   const owner = options.owner ?? `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const lease = { owner, leaseMs };
   const concurrency = options.concurrency ?? 4;
@@ -62,7 +70,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
     const heartbeat = setInterval(() => {
       renewLease(db, scan.id, lease).then(
         (held) => held || abort("lease-lost"),
-        (err) => log.warn({ err, scanId: scan.id }, "scan lease renewal failed"),
+        (err) => health?.failed(err) || log.warn({ err, scanId: scan.id }, "scan lease renewal failed"),
       );
     }, renewEveryMs);
     const done = (async () => {
@@ -94,7 +102,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
         if (!completed) log.info({ scanId: scan.id }, "scan lease lost before completion; result dropped");
       } catch (err) {
         // Recording failed (e.g. the database): hand the scan back; maxAttempts bounds the retries.
-        log.error({ err, scanId: scan.id }, "recording the scan outcome failed");
+        failed(err, "recording the scan outcome failed", { scanId: scan.id });
         await releaseLeases(db, owner, { scanId: scan.id, refundAttempt: false }).catch(() => {});
       } finally {
         clearInterval(heartbeat);
@@ -119,15 +127,26 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
 
   /** One claim round at a time; a wake-up during a round triggers one more round after it. */
   let again = false;
+  let waitingForDatabase = false;
   function tick(): void {
     if (stopping) return;
+    if (health && !health.available()) {
+      if (!waitingForDatabase) {
+        waitingForDatabase = true;
+        void health.whenAvailable().then(() => {
+          waitingForDatabase = false;
+          tick();
+        });
+      }
+      return;
+    }
     if (claiming) {
       again = true;
       return;
     }
     claiming = claim()
       .then((runs) => runs.forEach((r) => void r.then(tick)))
-      .catch((err) => log.error({ err }, "claiming scans failed"))
+      .catch((err) => failed(err, "claiming scans failed"))
       .finally(() => {
         claiming = undefined;
         if (again) {
@@ -151,6 +170,7 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
       if (options.pool) {
         listening = listen(options.pool, [SCAN_QUEUED_CHANNEL], () => tick(), {
           log,
+          health,
           onListening: tick, // whatever was queued while not listening
         });
       }

@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { buildApp, type App, type AppOptions } from "../../src/app.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
+import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { Logger } from "../../src/log.ts";
@@ -39,10 +40,14 @@ export interface TestResponse {
   text: string;
 }
 
-/** `database`: share another instance's database (several instances of one service). */
+/**
+ * `database`: share another instance's database (several instances of one service). `workers`: the
+ * background workers to start by name (none by default: tests drive them with runOnce); live events
+ * need the webhook dispatcher, whose fan-out numbers events into the event log.
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { log?: Logger; database?: TestDatabase; scanTargetTls?: AppOptions["scanTargetTls"] } = {},
+  options: { log?: Logger; database?: TestDatabase; scanTargetTls?: AppOptions["scanTargetTls"]; workers?: readonly string[] } = {},
 ): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
@@ -58,6 +63,7 @@ export async function startTestApp(
   const app = await buildApp({ config, databaseUrl: database.url, log: options.log, scanTargetTls: options.scanTargetTls });
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
+  for (const worker of app.workers) if (options.workers?.includes(worker.name)) worker.start();
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = (scopes = ["admin"], sub = "tester") => mintToken({ secret: TEST_JWT_SECRET, sub, scopes });
   const adminToken = await token();
@@ -92,4 +98,17 @@ export async function startTestApp(
       if (ownDatabase) await database.drop();
     },
   };
+}
+
+/** A dispatcher of this instance's that trusts `ca` (a test receiver's self-signed certificate). */
+export function dispatcherTrusting(t: TestApp, ca: string, overrides: Partial<DispatcherOptions> = {}): WebhookDispatcher {
+  return createDispatcher({
+    db: t.app.db,
+    config: t.app.config,
+    log: t.app.log,
+    metrics: t.app.metrics,
+    webhookSecrets: t.app.webhookSecrets,
+    tls: { ca },
+    ...overrides,
+  });
 }

@@ -82,16 +82,17 @@ describe("GraphQL webhooks", () => {
 });
 
 describe("GraphQL webhook deliveries", () => {
-  const DELIVERY = "id eventId eventType status createdAt nextAttemptAt attempts { attemptedAt statusCode durationMs error }";
+  const DELIVERY = "id eventId eventType status createdAt nextAttemptAt waiting attempts { attemptedAt statusCode durationMs error }";
   const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
     webhook(id: $id) { deliveries(first: $first, after: $after) { pageInfo { hasNextPage endCursor } edges { node { ${DELIVERY} } } } }
   }`;
   const REDELIVER = `mutation($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${DELIVERY} } }`;
   /** REST's view of a delivery, in GraphQL's spelling. */
-  const asGraphQL = (d: { eventType: string; status: string }) => ({
+  const asGraphQL = (d: { eventType: string; status: string; waiting: string | null }) => ({
     ...d,
     eventType: d.eventType.replace(".", "_").toUpperCase(),
     status: d.status.toUpperCase(),
+    waiting: d.waiting?.toUpperCase() ?? null,
   });
 
   let hookId: string;

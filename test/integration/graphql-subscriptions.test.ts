@@ -3,6 +3,7 @@ import { jest } from "@jest/globals";
 import type { Client } from "graphql-ws";
 import WebSocket from "ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
+import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import type { EventData, EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
@@ -12,7 +13,7 @@ import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app
 let t: TestApp;
 const clients: Client[] = [];
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, { workers: [DISPATCHER_NAME] });
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
@@ -248,7 +249,7 @@ describe("a graphql-ws client that stops reading", () => {
   const LIMIT = 64 * 1024;
 
   it("is closed with 1008 once its unsent messages pass the limit, and its socket released", async () => {
-    const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) });
+    const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) }, { workers: [DISPATCHER_NAME] });
     const serverSockets: import("node:net").Socket[] = [];
     slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket as import("node:net").Socket));
     const socket = new WebSocket(slow.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");

@@ -57,7 +57,8 @@ describe("through Postgres LISTEN (default)", () => {
   let b: TestApp;
   beforeAll(async () => {
     a = await startTestApp();
-    b = await startTestApp({}, { database: a.database });
+    // b's dispatcher fans out (numbers into the event log) what is committed; a hears of it.
+    b = await startTestApp({}, { database: a.database, workers: [DISPATCHER_NAME] });
   });
   afterAll(async () => {
     await b.close();

@@ -244,7 +244,7 @@ describe("the report completing a claimed scan", () => {
     expect([unclaimed.status, unclaimed.body.detail]).toEqual([409, "The scan is queued: no agent holds it (its lease lapsed or was released); claim it again"]);
     const reader = await report(app, scan.id, await t.token(["scans:read"]));
     expect(reader.status).toBe(403);
-    expect(reader.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="scans:write"');
+    expect(reader.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="scans:write scans:run"');
     // CI's token (scans:write) completes any external scan, held by an agent or still queued.
     expect((await report(app, scan.id, await t.token(["scans:write"]))).status).toBe(202);
     expect((await report(app, queued.id, await t.token(["scans:write"]))).status).toBe(202);

@@ -3,7 +3,7 @@
 // NODE_EXTRA_CA_CERTS). Time is compressed by configuration and passes are driven with runOnce().
 import { randomBytes } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { createDispatcher, type DispatcherOptions, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import type { DispatcherOptions, WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { ResolveAll } from "../../src/net/ssrf-guard.ts";
@@ -14,7 +14,7 @@ import { newId } from "../../src/ids.ts";
 import { verifyWebhookDelivery, WebhookVerificationError } from "appsec-service/webhook-verify";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 const SECRET = "whsec-test-sécret-0123456789"; // non-ASCII on purpose: keys are the UTF-8 bytes
 
@@ -50,15 +50,7 @@ afterAll(async () => {
 });
 
 function dispatcher(overrides: Partial<DispatcherOptions> = {}): WebhookDispatcher {
-  const d = createDispatcher({
-    db: t.app.db,
-    config: t.app.config,
-    log: t.app.log,
-    metrics: t.app.metrics,
-    webhookSecrets: t.app.webhookSecrets,
-    tls: { ca: cert.cert },
-    ...overrides,
-  });
+  const d = dispatcherTrusting(t, cert.cert, overrides);
   dispatchers.push(d);
   return d;
 }
@@ -538,6 +530,7 @@ describe("delivery log and redelivery", () => {
       status: "delivered",
       createdAt: expect.any(String),
       nextAttemptAt: null,
+      waiting: null,
       attempts: [
         { attemptedAt: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: null },
         { attemptedAt: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },

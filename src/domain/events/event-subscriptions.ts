@@ -1,8 +1,10 @@
-// Live event subscriptions: who may receive which event types, and which events a subscription
-// keeps. Each type needs the read scope of what it carries (EVENT_READ_SCOPE), checked before the
-// stream starts.
+// Event subscriptions: who may receive which event types, and which events a subscription keeps.
+// Each type needs the read scope of what it carries (EVENT_READ_SCOPE), checked before the stream
+// starts, whether it is live or replayed from the log.
 import { requireScope } from "../../auth/scopes.ts";
-import { EVENT_READ_SCOPE, type EventEnvelope, type EventType } from "../../events/catalog.ts";
+import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
+import type { LoggedEvent } from "../../events/event-log.ts";
+import { invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { atLeast, type Severity } from "../validation.ts";
 
@@ -14,25 +16,35 @@ export interface EventSubscriptionFilter {
   minSeverity?: Severity;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Throws unless the caller may receive every one of `types`. */
 export function authorizeEventTypes(ctx: ServiceContext, types: readonly EventType[]): void {
   for (const type of new Set(types)) requireScope(ctx.actor, EVENT_READ_SCOPE[type]);
 }
 
+/** Throws a 400 for an application id that is not even well-formed (it would match nothing). */
+export function requireWellFormedApplicationId(applicationId: string | undefined): void {
+  if (applicationId !== undefined && !UUID.test(applicationId)) {
+    throw invalid("Invalid filter", [{ path: "applicationId", message: "Must be an application id" }]);
+  }
+}
+
 /** The events a subscription with this filter receives. */
-export function eventPredicate(filter: EventSubscriptionFilter): (event: EventEnvelope) => boolean {
+export function eventPredicate(filter: EventSubscriptionFilter): (event: LoggedEvent) => boolean {
   return (event) => {
     const data = event.data as { applicationId?: string; severity?: string };
     return (
       filter.types.includes(event.eventType) &&
-      (filter.applicationId === undefined || data.applicationId === filter.applicationId) &&
+      (filter.applicationId === undefined || (event.applicationId ?? data.applicationId) === filter.applicationId) &&
       (filter.minSeverity === undefined || (data.severity !== undefined && atLeast(data.severity, filter.minSeverity)))
     );
   };
 }
 
 /** Authorizes a subscription, then answers the predicate its stream is narrowed with. */
-export function openEventSubscription(ctx: ServiceContext, filter: EventSubscriptionFilter): (event: EventEnvelope) => boolean {
+export function openEventSubscription(ctx: ServiceContext, filter: EventSubscriptionFilter): (event: LoggedEvent) => boolean {
   authorizeEventTypes(ctx, filter.types);
+  requireWellFormedApplicationId(filter.applicationId);
   return eventPredicate(filter);
 }

@@ -19,13 +19,22 @@ export const deliveryViewSchema = z
     status: z.enum(["pending", "delivered", "dropped", "failed", "cancelled"]),
     createdAt: z.iso.datetime(),
     nextAttemptAt: z.iso.datetime().nullable(),
+    waiting: z
+      .enum(["endpoint_recovery"])
+      .nullable()
+      .describe("endpoint_recovery: not yet attempted, held back while the subscription's endpoint fails and its retries are pending"),
     attempts: z.array(deliveryAttemptViewSchema).describe("Oldest first"),
   })
   .meta({ id: "WebhookDelivery" });
 
 export type DeliveryView = z.infer<typeof deliveryViewSchema>;
 
-export type DeliveryWithLog = WebhookDelivery & { event: Pick<Event, "type">; attempts: DeliveryAttempt[] };
+export type DeliveryWithLog = WebhookDelivery & {
+  event: Pick<Event, "type">;
+  attempts: DeliveryAttempt[];
+  /** Why a pending delivery is not being sent (deliveries.service.ts). */
+  waiting?: "endpoint_recovery" | null;
+};
 
 export const toDeliveryView = (d: DeliveryWithLog): DeliveryView => ({
   id: d.id,
@@ -34,6 +43,7 @@ export const toDeliveryView = (d: DeliveryWithLog): DeliveryView => ({
   status: d.status,
   createdAt: d.createdAt.toISOString(),
   nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  waiting: d.waiting ?? null,
   attempts: d.attempts.map((a) => ({
     attemptedAt: a.attemptedAt.toISOString(),
     statusCode: a.statusCode,

@@ -1,31 +1,46 @@
-// Subscriptions: the webhook events, live. Who may receive what, and which events each keeps, is
-// the domain's (event-subscriptions.ts).
+// The event log (CONTRACT §14): the `events` query reads it a page at a time, and subscriptions
+// stream it live, each first replaying what was committed after its `after` cursor when it has one
+// (sharedSubscriptions() decides how each execution streams: EventStreamMode). Who may receive what,
+// and which events each keeps, is the domain's (event-subscriptions.ts, event-log.service.ts).
+import { openReplay, readEvents } from "../../domain/events/event-log.service.ts";
 import { openEventSubscription, type EventSubscriptionFilter } from "../../domain/events/event-subscriptions.ts";
+import type { Analysis } from "../../domain/vulnerabilities/analysis.ts";
 import {
   EVENT_TYPES,
-  type EventEnvelope,
   type PolicyViolatedData,
   type ScanEventData,
   type VulnerabilityCreatedData,
+  type VulnerabilityUpdatedData,
 } from "../../events/catalog.ts";
-import type { GraphQLContext } from "../context.ts";
+import { encodeEventCursor, type LoggedEvent } from "../../events/event-log.ts";
+import type { EventStreamMode, GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
+import { pageRequestOf, plainConnection } from "../connection.ts";
 import { ScanSummaryRef } from "./scan.ts";
-import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum } from "./enums.ts";
+import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum, VulnerabilityStatusEnum } from "./enums.ts";
+import { AnalysisRef } from "./vulnerability-triage.ts";
 
-const EventEnvelopeRef = builder.objectRef<EventEnvelope>("Event").implement({
+const CURSOR_DESCRIPTION = "Where this event is in the event log: subscribe (or query `events`) with `after` set to it to resume after it.";
+
+/** A typed event's data with the cursor of the event that carried it. */
+type WithCursor<T> = T & { cursor: string };
+const withCursor = <T>(event: LoggedEvent): WithCursor<T> => ({ ...(event.data as T), cursor: encodeEventCursor(event.position) });
+
+const EventEnvelopeRef = builder.objectRef<LoggedEvent>("Event").implement({
   description: "The webhook envelope without its signature, verbatim: eventType is the webhook's (e.g. scan.completed).",
   fields: (t) => ({
     eventId: t.exposeID("eventId"),
     eventType: t.exposeString("eventType"),
     timestamp: t.field({ type: "DateTime", resolve: (e) => e.timestamp }),
     data: t.field({ type: "JSON", resolve: (e) => e.data }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, resolve: (e) => encodeEventCursor(e.position) }),
   }),
 });
 
-const ScanEventRef = builder.objectRef<ScanEventData>("ScanEvent").implement({
+const ScanEventRef = builder.objectRef<WithCursor<ScanEventData>>("ScanEvent").implement({
   description: "A scan's state as carried by scan.started, scan.completed and scan.failed.",
   fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
     id: t.exposeID("id"),
     applicationId: t.exposeID("applicationId"),
     scanType: t.field({ type: ScanTypeEnum, resolve: (s) => s.scanType as never }),
@@ -37,8 +52,9 @@ const ScanEventRef = builder.objectRef<ScanEventData>("ScanEvent").implement({
   }),
 });
 
-const VulnerabilityCreatedRef = builder.objectRef<VulnerabilityCreatedData>("VulnerabilityCreatedEvent").implement({
+const VulnerabilityCreatedRef = builder.objectRef<WithCursor<VulnerabilityCreatedData>>("VulnerabilityCreatedEvent").implement({
   fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
     id: t.exposeID("id"),
     severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
     applicationId: t.exposeID("applicationId"),
@@ -47,8 +63,23 @@ const VulnerabilityCreatedRef = builder.objectRef<VulnerabilityCreatedData>("Vul
   }),
 });
 
-const PolicyViolatedRef = builder.objectRef<PolicyViolatedData>("PolicyViolatedEvent").implement({
+const VulnerabilityUpdatedRef = builder.objectRef<WithCursor<VulnerabilityUpdatedData>>("VulnerabilityUpdatedEvent").implement({
+  description: "A vulnerability's status or analysis changed, by a VEX document or the report that found it.",
   fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
+    id: t.exposeID("id"),
+    applicationId: t.exposeID("applicationId"),
+    severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
+    title: t.exposeString("title"),
+    createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
+    status: t.field({ type: VulnerabilityStatusEnum, resolve: (v) => v.status as never }),
+    analysis: t.field({ type: AnalysisRef, nullable: true, resolve: (v) => v.analysis as Analysis | null }),
+  }),
+});
+
+const PolicyViolatedRef = builder.objectRef<WithCursor<PolicyViolatedData>>("PolicyViolatedEvent").implement({
+  fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
     policyId: t.exposeID("policyId"),
     policyName: t.exposeString("policyName"),
     action: t.field({ type: PolicyActionEnum, resolve: (p) => p.action as never }),
@@ -58,10 +89,67 @@ const PolicyViolatedRef = builder.objectRef<PolicyViolatedData>("PolicyViolatedE
   }),
 });
 
-/** The committed events the caller may receive that `filter` keeps, from now on. */
-const streamOf = (ctx: GraphQLContext, filter: EventSubscriptionFilter) => ctx.events.subscribe(openEventSubscription(ctx.service, filter));
+/** Hands GraphQL the stream's events, noting each one's position for the result it becomes. */
+function handing(source: AsyncIterableIterator<LoggedEvent>, mode: EventStreamMode): AsyncIterableIterator<LoggedEvent> {
+  return {
+    async next() {
+      const step = await source.next();
+      if (!step.done) mode.handed.push(step.value.position);
+      return step;
+    },
+    return: () => source.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** The committed events the caller may receive that `filter` keeps: replayed after a cursor, or live from now. */
+async function streamOf(ctx: GraphQLContext, filter: EventSubscriptionFilter): Promise<AsyncIterableIterator<LoggedEvent>> {
+  const mode = ctx.eventStream ?? { handed: [] };
+  const source =
+    mode.after !== undefined
+      ? await openReplay(ctx.service, filter, mode.after, mode.caughtUp ?? (() => true))
+      : await ctx.events.subscribe(openEventSubscription(ctx.service, filter));
+  return handing(source, mode);
+}
 
 const idArg = (id: string | number | null | undefined) => (id == null ? undefined : String(id));
+
+const AFTER_DESCRIPTION =
+  "A cursor: first the events committed after it, in order, then the live ones, none missing or repeated. Over SSE, Last-Event-ID does the same.";
+
+const EventConnection = plainConnection(EventEnvelopeRef, "Event");
+
+builder.queryFields((t) => ({
+  events: t.field({
+    type: EventConnection,
+    description:
+      "The event log, oldest first: committed events in the order they were committed, each once. Only the types whose read scope " +
+      "the token has (asking for another is FORBIDDEN). A filtered page may hold fewer than `first` events and still have a next page. " +
+      "A cursor older than what is kept is CURSOR_EXPIRED.",
+    args: {
+      after: t.arg.string({ required: false, description: "Only events committed after this cursor; from the oldest kept when absent." }),
+      first: t.arg.int({ required: false }),
+      types: t.arg({ type: [EventTypeEnum], required: false }),
+      applicationId: t.arg.id({ required: false }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { limit } = pageRequestOf({ first: args.first });
+      const page = await readEvents(ctx.service, {
+        after: args.after ?? undefined,
+        types: args.types?.length ? args.types : undefined,
+        applicationId: idArg(args.applicationId),
+        limit,
+      });
+      const edges = page.events.map((node) => ({ cursor: encodeEventCursor(node.position), node }));
+      return {
+        edges,
+        pageInfo: { hasNextPage: page.nextCursor !== null, hasPreviousPage: args.after != null, startCursor: edges[0]?.cursor ?? null, endCursor: page.endCursor },
+      };
+    },
+  }),
+}));
 
 builder.subscriptionFields((t) => ({
   events: t.field({
@@ -70,6 +158,7 @@ builder.subscriptionFields((t) => ({
     args: {
       types: t.arg({ type: [EventTypeEnum], required: false }),
       applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
     },
     subscribe: async (_root, args, ctx) =>
       streamOf(ctx, { types: args.types?.length ? args.types : EVENT_TYPES, applicationId: idArg(args.applicationId) }),
@@ -77,33 +166,44 @@ builder.subscriptionFields((t) => ({
   }),
   vulnerabilityCreated: t.field({
     type: VulnerabilityCreatedRef,
-    args: { applicationId: t.arg.id({ required: false }), minSeverity: t.arg({ type: SeverityEnum, required: false }) },
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      minSeverity: t.arg({ type: SeverityEnum, required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
     subscribe: async (_root, args, ctx) =>
       streamOf(ctx, {
         types: ["vulnerability.created"],
         applicationId: idArg(args.applicationId),
         minSeverity: args.minSeverity ?? undefined,
       }),
-    resolve: (event) => (event as EventEnvelope<"vulnerability.created">).data,
+    resolve: (event) => withCursor<VulnerabilityCreatedData>(event as LoggedEvent),
+  }),
+  vulnerabilityUpdated: t.field({
+    type: VulnerabilityUpdatedRef,
+    description: "A vulnerability's status or analysis changed (vulnerability.updated).",
+    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
+    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["vulnerability.updated"], applicationId: idArg(args.applicationId) }),
+    resolve: (event) => withCursor<VulnerabilityUpdatedData>(event as LoggedEvent),
   }),
   scanCompleted: t.field({
     type: ScanEventRef,
-    args: { applicationId: t.arg.id({ required: false }) },
+    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
     subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["scan.completed"], applicationId: idArg(args.applicationId) }),
-    resolve: (event) => (event as EventEnvelope<"scan.completed">).data,
+    resolve: (event) => withCursor<ScanEventData>(event as LoggedEvent),
   }),
   scanUpdated: t.field({
     type: ScanEventRef,
     description: "Live scan status: started, completed or failed.",
-    args: { applicationId: t.arg.id({ required: false }) },
+    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
     subscribe: async (_root, args, ctx) =>
       streamOf(ctx, { types: ["scan.started", "scan.completed", "scan.failed"], applicationId: idArg(args.applicationId) }),
-    resolve: (event) => (event as EventEnvelope<"scan.started">).data,
+    resolve: (event) => withCursor<ScanEventData>(event as LoggedEvent),
   }),
   policyViolated: t.field({
     type: PolicyViolatedRef,
-    args: { applicationId: t.arg.id({ required: false }) },
+    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
     subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["policy.violated"], applicationId: idArg(args.applicationId) }),
-    resolve: (event) => (event as EventEnvelope<"policy.violated">).data,
+    resolve: (event) => withCursor<PolicyViolatedData>(event as LoggedEvent),
   }),
 }));

@@ -1,5 +1,5 @@
-// WebhookDelivery: a subscription's delivery log (Webhook.deliveries) and redelivery, over the same
-// service as REST's /webhooks/{id}/deliveries.
+// WebhookDelivery: a subscription's delivery log (Webhook.deliveries), redelivery and recovery, over
+// the same service as REST's /webhooks/{id}/deliveries and /webhooks/{id}/recover.
 import * as deliveries from "../../domain/webhooks/deliveries.service.ts";
 import type { DeliveryWithLog } from "../../domain/webhooks/delivery.view.ts";
 import type { EventType } from "../../events/catalog.ts";
@@ -20,6 +20,19 @@ const DeliveryAttemptRef = builder.objectRef<DeliveryAttempt>("WebhookDeliveryAt
   }),
 });
 
+const DeliveryWaitingEnum = builder.enumType("DeliveryWaiting", {
+  values: {
+    ENDPOINT_RECOVERY: {
+      value: "endpoint_recovery",
+      description: "Not yet attempted: held back while the subscription's endpoint fails and its retries are pending",
+    },
+  } as const,
+});
+
+const WebhookRecoveryRef = builder.objectRef<{ deliveries: number }>("WebhookRecovery").implement({
+  fields: (t) => ({ deliveries: t.exposeInt("deliveries", { description: "New pending deliveries" }) }),
+});
+
 export const WebhookDeliveryRef = builder.objectRef<DeliveryWithLog>("WebhookDelivery").implement({
   fields: (t) => ({
     id: t.exposeID("id", { description: "The delivery id, sent as X-Webhook-Id on every attempt" }),
@@ -28,6 +41,7 @@ export const WebhookDeliveryRef = builder.objectRef<DeliveryWithLog>("WebhookDel
     status: t.field({ type: DeliveryStatusEnum, resolve: (d) => d.status }),
     createdAt: t.field({ type: "DateTime", resolve: (d) => d.createdAt }),
     nextAttemptAt: t.field({ type: "DateTime", nullable: true, resolve: (d) => d.nextAttemptAt }),
+    waiting: t.field({ type: DeliveryWaitingEnum, nullable: true, resolve: (d) => d.waiting ?? null }),
     attempts: t.field({ type: [DeliveryAttemptRef], description: "Oldest first", resolve: (d) => d.attempts }),
   }),
 });
@@ -52,5 +66,15 @@ builder.mutationFields((t) => ({
     description: "Sends a delivery's event again, as a new pending delivery (a new id) to the same subscription.",
     args: { webhookId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => deliveries.redeliver(ctx.service, String(args.webhookId), String(args.deliveryId)),
+  }),
+  recoverWebhookDeliveries: t.field({
+    type: WebhookRecoveryRef,
+    description:
+      "Sends again, as new deliveries, the events since `since` whose delivery to the subscription failed or was dropped " +
+      "(and that it has not received or been queued since).",
+    args: { webhookId: t.arg.id({ required: true }), since: t.arg({ type: "DateTime", required: true }) },
+    resolve: async (_root, args, ctx) => ({
+      deliveries: await deliveries.recoverDeliveries(ctx.service, String(args.webhookId), { since: args.since.toISOString() }),
+    }),
   }),
 }));

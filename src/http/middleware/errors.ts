@@ -1,7 +1,9 @@
-// Turns every failure into problem+json. Domain errors map by kind; anything unexpected is logged
-// with the request id and answered 500 with no internals.
+// Turns every failure into problem+json. Domain errors map by kind; the database being unreachable is
+// a 503 with Retry-After (its health logs the outage once, not each request); anything unexpected is
+// logged with the request id and answered 500 with no internals.
 import type Koa from "koa";
 import { InvalidTokenError } from "../../auth/verify-token.ts";
+import { DatabaseUnavailable, RETRY_AFTER_SECONDS, type DatabaseHealth } from "../../db/database-health.ts";
 import { DomainError, type ErrorKind } from "../../errors.ts";
 import { HttpProblem, problem, PROBLEM_CONTENT_TYPE, type Problem, type ProblemCode } from "../problem.ts";
 
@@ -11,6 +13,7 @@ const CODE_OF_KIND: Record<ErrorKind, ProblemCode> = {
   forbidden: "forbidden",
   not_found: "not_found",
   conflict: "conflict",
+  expired: "cursor_expired",
 };
 
 export function wwwAuthenticate(err: InvalidTokenError | DomainError): string {
@@ -41,13 +44,18 @@ export function sendProblem(ctx: Koa.Context, body: Problem, headers: Record<str
   ctx.body = body;
 }
 
-export function errorHandler(): Koa.Middleware {
+export function errorHandler(health?: Pick<DatabaseHealth, "failed">): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const known = toProblem(err);
       if (known) return sendProblem(ctx, known.body, known.headers);
+      if (err instanceof DatabaseUnavailable || health?.failed(err)) {
+        return sendProblem(ctx, problem("unavailable", "The database cannot be reached; try again shortly"), {
+          "Retry-After": String(RETRY_AFTER_SECONDS),
+        });
+      }
       ctx.state.log?.error({ err }, "unhandled error");
       sendProblem(ctx, problem("internal", "An unexpected error occurred; quote the request id when reporting it"));
     }

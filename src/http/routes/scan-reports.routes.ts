@@ -69,7 +69,9 @@ export const scanReportRoutes: RouteDefinition[] = [
     description:
       "409 when the scan is already completed or failed, or its type runs on the built-in engine. " +
       "An agent's token (scans:run without scans:write) completes only the scan it holds (409 when its lease was lost).",
-    orScope: "scans:run",
+    // An agent's token may complete the scan it holds (the service decides which): scans:write or scans:run.
+    scope: undefined,
+    anyScope: ["scans:write", "scans:run"],
     query: reportRequest.query.extend({
       leaseId: reportLeaseQuerySchema.shape.leaseId.describe("The claim's leaseId: complete the scan only while that claim holds it"),
     }),

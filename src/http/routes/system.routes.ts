@@ -2,6 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
+import { DatabaseUnavailable, RETRY_AFTER_SECONDS, type DatabaseHealth } from "../../db/database-health.ts";
 import { pendingMigrations, type Migration } from "../../db/migrate.ts";
 import type { Metrics } from "../../metrics.ts";
 import { httpProblem } from "../problem.ts";
@@ -17,6 +18,7 @@ function sameSecret(given: string, expected: string): boolean {
 
 export function systemRoutes(deps: {
   pool: pg.Pool;
+  health?: Pick<DatabaseHealth, "available" | "failed">;
   migrations: Migration[];
   metrics: Metrics;
   metricsToken?: string;
@@ -54,11 +56,14 @@ export function systemRoutes(deps: {
           return;
         }
         try {
+          if (deps.health && !deps.health.available()) throw new DatabaseUnavailable();
           const pending = await pendingMigrations(deps.pool, deps.migrations);
           ctx.status = pending.length ? 503 : 200;
           ctx.body = pending.length ? { status: "migrations pending", pending } : { status: "ready" };
-        } catch {
+        } catch (err) {
+          deps.health?.failed(err);
           ctx.status = 503;
+          ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
           ctx.body = { status: "database unreachable" };
         }
       },

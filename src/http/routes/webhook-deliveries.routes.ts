@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { deliveryViewSchema, toDeliveryView } from "../../domain/webhooks/delivery.view.ts";
 import * as deliveries from "../../domain/webhooks/deliveries.service.ts";
+import { recoverSchema } from "../../domain/webhooks/deliveries.service.ts";
+import { readJsonBody } from "../json-body.ts";
 import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
@@ -49,6 +51,29 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
       ctx.status = 202;
       ctx.set("Location", `/webhooks/${created.webhookId}/deliveries/${created.id}`);
       ctx.body = toDeliveryView(created);
+    },
+  },
+  {
+    operationId: "RecoverWebhookDeliveries",
+    method: "POST",
+    path: "/webhooks/{id}/recover",
+    summary: "Send again the events since a time whose delivery failed or was dropped",
+    description:
+      "Queues a new delivery (new id, signed anew) of every event since `since` whose delivery to this subscription was " +
+      "given up (failed) or refused (dropped), and that it has not received or been queued again since. 409 for a disabled subscription.",
+    tag,
+    scope: "webhooks:write",
+    body: recoverSchema,
+    success: {
+      status: 202,
+      description: "How many deliveries were queued",
+      schema: z.object({ deliveries: z.int().describe("New pending deliveries") }),
+    },
+    errors: [404, 409, 413, 415],
+    async handle(ctx, svc) {
+      const queued = await deliveries.recoverDeliveries(svc, ctx.params.id!, await readJsonBody(ctx));
+      ctx.status = 202;
+      ctx.body = { deliveries: queued };
     },
   },
 ];

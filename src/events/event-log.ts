@@ -1,0 +1,143 @@
+// The event log (CONTRACT §14): every committed event in the order of commit. Writers never number
+// events: the fan-out does (dispatcher/fan-out.ts), once their transaction has committed, one batch at
+// a time under the event_log_head row's lock, so positions become visible in the order they are
+// handed out. A reader that has read up to position P therefore never finds a new event at or before
+// P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
+import type pg from "pg";
+import { isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
+
+/** NOTIFYed by the fan-out that extends the log, with the new head position. */
+export const EVENT_LOG_CHANNEL = "appsec_event_log";
+
+/** An event with its place in the log. */
+export interface LoggedEvent extends EventEnvelope {
+  position: number;
+  applicationId: string | null;
+}
+
+/** An events row with its position, as the log's statements return it. */
+export interface LoggedEventRow {
+  id: string;
+  type: string;
+  application_id: string | null;
+  data: unknown;
+  occurred_at: Date;
+  position: string | number;
+}
+
+/** The row as consumers see it; undefined for a type this version does not know. */
+export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
+  if (!isEventType(row.type)) return undefined;
+  return {
+    eventId: row.id,
+    eventType: row.type,
+    timestamp: row.occurred_at.toISOString(),
+    data: row.data as LoggedEvent["data"],
+    position: Number(row.position),
+    applicationId: row.application_id,
+  };
+}
+
+// A cursor is the position, 8 bytes big-endian behind a version byte, in base64url: 12 characters.
+const CURSOR_VERSION = 1;
+const CURSOR = /^[A-Za-z0-9_-]{12}$/;
+
+export function encodeEventCursor(position: number): string {
+  const bytes = Buffer.alloc(9);
+  bytes[0] = CURSOR_VERSION;
+  bytes.writeBigUInt64BE(BigInt(position), 1);
+  return bytes.toString("base64url");
+}
+
+/** The position a cursor stands for, or undefined when it is not a cursor this service issues. */
+export function decodeEventCursor(cursor: string): number | undefined {
+  if (!CURSOR.test(cursor)) return undefined;
+  const bytes = Buffer.from(cursor, "base64url");
+  if (bytes.length !== 9 || bytes[0] !== CURSOR_VERSION || bytes.toString("base64url") !== cursor) return undefined;
+  const position = bytes.readBigUInt64BE(1);
+  return position <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(position) : undefined;
+}
+
+export interface LogRead {
+  /** Read after this position; from the oldest event kept when undefined. */
+  after?: number;
+  types?: readonly EventType[];
+  applicationId?: string;
+  /** Events to return at most. */
+  limit: number;
+  /** Log entries to look at at most, matching or not: what bounds a sparse filter's read. */
+  scanLimit: number;
+}
+
+export interface LogPage {
+  /** The matching events, in log order. */
+  events: LoggedEvent[];
+  /** Everything up to this position has been looked at: the cursor to read on from. */
+  readThrough: number;
+  /** Whether the read reached the end of the log as it was when read. */
+  atHead: boolean;
+  head: number;
+  /** Retention has deleted the log up to here: a cursor before it has expired. */
+  prunedThrough: number;
+}
+
+// One statement, so one snapshot: the head, the retention mark and the events agree (retention
+// deletes and moves its mark in one statement too). The scan reads only positions and the columns
+// the filters need; the events' data is read for the matches alone. The marks are scalar subqueries:
+// a join of the one-row tables, estimated before they are analyzed at thousands of rows each, made
+// the plan costly enough for Postgres to JIT-compile it, a second per read.
+const READ_LOG = `
+  WITH marks AS (
+    SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through
+  ),
+  scanned AS (
+    SELECT e.position, e.type, e.application_id FROM events e
+     WHERE e.position > greatest($1::bigint, (SELECT pruned_through FROM marks))
+     ORDER BY e.position
+     LIMIT $2
+  ),
+  matched AS (
+    SELECT s.position FROM scanned s
+     WHERE ($3::text[] IS NULL OR s.type = ANY ($3::text[])) AND ($4::uuid IS NULL OR s.application_id = $4::uuid)
+     ORDER BY s.position
+     LIMIT $5
+  )
+  SELECT m.head, m.pruned_through, (SELECT count(*) FROM scanned) AS scanned, (SELECT max(position) FROM scanned) AS scanned_through,
+         e.id, e.type, e.application_id, e.data, e.occurred_at, e.position
+    FROM marks m
+    LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true
+   ORDER BY e.position`;
+
+type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned: string; scanned_through: string | null };
+
+/** A page of the log after `read.after` (within what retention keeps). */
+export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
+  const filtered = read.types !== undefined || read.applicationId !== undefined;
+  const scanLimit = filtered ? Math.max(read.scanLimit, read.limit) : read.limit;
+  const { rows } = await pool.query<ReadRow>({
+    name: "read-event-log",
+    text: READ_LOG,
+    values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit],
+  });
+  const marks = rows[0]!;
+  const head = Number(marks.head);
+  const prunedThrough = Number(marks.pruned_through);
+  const matched = rows.filter((row) => row.id != null) as (ReadRow & LoggedEventRow)[];
+  const events = matched.map(toLoggedEvent).filter((e) => e !== undefined);
+  const scanned = Number(marks.scanned);
+  const full = matched.length === read.limit;
+  // A full page ends at its last event; else the read went as far as it scanned, or to the head.
+  const atHead = !full && scanned < scanLimit;
+  const readThrough = full
+    ? Number(matched.at(-1)!.position)
+    : atHead
+      ? Math.max(head, read.after ?? 0)
+      : Number(marks.scanned_through);
+  return { events, readThrough, atHead, head, prunedThrough };
+}
+
+/** The position of the last event in the log. */
+export async function readHead(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ position: string }>("SELECT position FROM event_log_head");
+  return Number(rows[0]!.position);
+}
