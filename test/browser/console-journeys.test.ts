@@ -8,13 +8,14 @@ import { launchBrowser, openPage, type ConsolePage } from "../helpers/browser.ts
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app.ts";
+import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 
 let t: TestApp;
 let browser: Browser;
 const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "1200" }), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "1200" }, { workers: [DISPATCHER_NAME] }), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();

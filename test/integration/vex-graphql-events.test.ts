@@ -2,7 +2,7 @@
 // Vulnerability.analysis / history / aliases are typed, and vulnerability.updated reaches
 // webhooks and subscriptions with the vulnerability.resolved data plus analysis.
 import type { Client } from "graphql-ws";
-import { createDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import { createDispatcher, DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { verifyWebhookDelivery } from "../../src/webhooks/verify-delivery.ts";
 import { codesOf, gql, wsClient } from "../helpers/graphql.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
@@ -130,6 +130,8 @@ describe("vulnerability.updated", () => {
   });
 
   it("reaches subscriptions: typed vulnerabilityUpdated and the events envelope, for the read scope", async () => {
+    // Live events are the ones the dispatcher's fan-out has numbered into the event log.
+    t.app.workers.find((w) => w.name === DISPATCHER_NAME)!.start();
     const app = await scannedApplication();
     const client = wsClient(t, { authorization: `Bearer ${await t.token(["vulnerabilities:read"])}` });
     clients.push(client);
