@@ -46,6 +46,9 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
     graphiql: deps.production ? false : { subscriptionsProtocol: "WS" },
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
+    // Yoga's default answers any Origin with credentials allowed. The console is same-origin and
+    // REST sends no CORS headers either: other sites' pages get nothing from the API.
+    cors: false,
     // graphqlMiddleware has read the body under REST's 1 MiB ceiling already. Yoga's own limit
     // would pipe every body through a stream again, and Node's pipeline allocates an AbortError
     // (a stack trace) each time: a fifth of a small query's CPU.

@@ -2,6 +2,7 @@
 // HTML revalidated, the security headers of CONTRACT §16 on every answer, nothing but listed files,
 // and GraphiQL working from the service's own files (in Chromium, with no other origin).
 import type { Browser } from "playwright-core";
+import { runBaselineScan, type ZapReportDocument } from "../../src/scans/dast/baseline-scan.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -176,5 +177,23 @@ describe("GraphiQL in development", () => {
     } finally {
       await p.context.close();
     }
+  });
+});
+
+describe("the baseline engine scanning the service (CONTRACT §16)", () => {
+  /** Every alert as "risk name path", risk being ZAP's riskcode (0 info … 3 high). */
+  const alerts = (report: ZapReportDocument) =>
+    report.site.flatMap((site) => site.alerts.flatMap((a) => a.instances.map((i) => ({ risk: Number(a.riskcode), name: a.name, path: new URL(i.uri).pathname }))));
+
+  it.each([
+    ["the console", "development", "/"],
+    ["GraphiQL", "development", "/graphql"],
+    ["the console", "production", "/"],
+  ])("finds nothing of medium risk or above in %s (%s)", async (_what, mode, start) => {
+    const base = mode === "production" ? production.baseUrl : t.baseUrl;
+    let requests = 0;
+    const report = await runBaselineScan(base + start, { targetPolicy: { allowPrivateTargets: true }, onSummary: (s) => (requests = s.requests) });
+    expect(requests).toBeGreaterThan(1); // it crawled past the first page
+    expect(alerts(report).filter((a) => a.risk >= 2)).toEqual([]);
   });
 });
