@@ -9,12 +9,20 @@ export const STALLED_CLOSE_CODE = 1008;
 const CLOSE_GRACE_MS = 5000;
 
 export function closeWhenStalled(socket: WebSocket, maxBufferedBytes: number): void {
-  const send = socket.send.bind(socket) as (...args: unknown[]) => void;
-  socket.send = ((...args: unknown[]) => {
-    send(...args);
+  const closeIfStalled = () => {
+    checking = false;
     if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= maxBufferedBytes) return;
     socket.close(STALLED_CLOSE_CODE, `Client too slow: over ${maxBufferedBytes} bytes unread`);
     const destroy = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     socket.once("close", () => clearTimeout(destroy));
+  };
+  let checking = false;
+  const send = socket.send.bind(socket) as (...args: unknown[]) => void;
+  socket.send = ((...args: unknown[]) => {
+    send(...args);
+    if (checking) return;
+    checking = true;
+    // Once the turn's writes have left the cork (batched-writes.ts): what the kernel took is not unread.
+    process.nextTick(closeIfStalled);
   }) as WebSocket["send"];
 }

@@ -13,6 +13,7 @@ import { onTokenExpiry } from "../auth/token-expiry.ts";
 import type { TokenVerifier } from "../auth/verify-token.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { MAX_BODY_BYTES } from "../http/json-body.ts";
+import { batchWrites } from "./batched-writes.ts";
 import { closeWhenStalled } from "./stalled-sockets.ts";
 import { GRAPHQL_PATH, type GraphQLYoga } from "./yoga.ts";
 
@@ -23,6 +24,9 @@ export interface GraphqlWsDeps {
   /** Unsent bytes a socket may hold before its client counts as stalled and is closed. */
   maxBufferedBytes: number;
 }
+
+/** Buffered bytes under which a send is acknowledged before it is written (batched-writes.ts); at most a quarter of the stall limit. */
+const ACKNOWLEDGE_BELOW_BYTES = 256 * 1024;
 
 interface ConnectionState {
   actor?: Actor;
@@ -45,7 +49,10 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): Graph
   // Messages are read whole before anyone is authenticated: the HTTP body ceiling holds here too.
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   const states = new WeakMap<object, ConnectionState>();
-  wss.on("connection", (socket) => closeWhenStalled(socket, deps.maxBufferedBytes));
+  wss.on("connection", (socket) => {
+    batchWrites(socket, Math.min(ACKNOWLEDGE_BELOW_BYTES, Math.floor(deps.maxBufferedBytes / 4)));
+    closeWhenStalled(socket, deps.maxBufferedBytes);
+  });
 
   const disposable = useServer(
     {
