@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { mintToken } from "../../src/auth/mint-token.ts";
-import { launchBrowser, openPage, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, type ConsolePage } from "../helpers/browser.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
@@ -289,6 +289,13 @@ describe("the console", () => {
       // ...and no query was sent before the replayed completion arrived (which then refreshes the counts).
       const completionAt = frames.received.find((f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated.status === "COMPLETED")!.at;
       expect(graphqlPosts.filter((at) => at >= restoredAt && at <= completionAt)).toEqual([]);
+
+      // The notice, as every state of a view: no serious axe-core violation, no sideways scroll at 375 px.
+      expect(await axeViolations(page)).toEqual([]);
+      const { scrollWidth, innerWidth } = await overflowAt375(page);
+      expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+      await page.getByRole("button", { name: "Dismiss the reconnection notice" }).click();
+      expect(await page.getByText(/^Reconnected:/).count()).toBe(0);
     } finally {
       await proxy.close();
     }

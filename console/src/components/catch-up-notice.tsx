@@ -1,3 +1,4 @@
+import { useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import { useCatchUp, type CatchUp } from "../live.ts";
 import styles from "./catch-up-notice.module.css";
@@ -16,8 +17,11 @@ function say({ changes, refetched }: CatchUp): string {
  */
 export function CatchUpNotice() {
   const catchUp = useCatchUp();
+  const { path } = useLocation();
   const [dismissed, setDismissed] = useState<CatchUp | null>(null);
   useEffect(() => setDismissed(null), [catchUp === null]);
+  // It speaks of the page it happened on: leaving that page dismisses it.
+  useEffect(() => setDismissed(catchUp), [path]);
   // Views without subscriptions refetch on reconnection (useReconnect): nothing to say for them.
   const shown = catchUp?.settled && catchUp.subscriptions > 0 && catchUp !== dismissed ? catchUp : null;
   return (
