@@ -2,11 +2,13 @@
 // views open on it. Views never talk to the socket themselves, so how a subscription resumes is
 // decided here alone.
 //
-// Today, after the socket drops and comes back, graphql-ws re-sends each active subscription and
-// the views refetch what they show (useReconnect), so nothing that happened meanwhile is missed.
-// Resuming from the last event seen (CONTRACT §14, each payload's `cursor`, each subscription's
-// `after`) is the change to make in `subscribe` below: remember the cursor of each payload and
-// subscribe again with `after` instead of relying on the refetch.
+// Every subscription resumes (CONTRACT §14): it remembers the `cursor` of the last payload it got,
+// and when the socket comes back after a drop it subscribes again with `after: <cursor>`, so the
+// service first replays what was committed meanwhile, in order, then goes on live; the views apply
+// replayed payloads as they apply live ones. graphql-ws would re-send each subscription as it was
+// first sent, so this module takes them off the dropped socket itself and opens them anew. A
+// subscription that cannot resume (no payload yet, so no cursor; or the service refuses the cursor:
+// CURSOR_EXPIRED, past retention) subscribes again from now and asks its view to refetch (`onStale`).
 import { stringifyDocument } from "@urql/core";
 import type { TadaDocumentNode } from "gql.tada";
 import { createClient, type Client } from "graphql-ws";
@@ -16,27 +18,96 @@ import type { ApiError } from "./api-error.ts";
 
 export type LiveStatus = "connecting" | "live" | "reconnecting";
 
+/**
+ * What the socket's latest return brought: the payloads the resumed subscriptions received in the
+ * burst that followed it (the replay of what happened meanwhile), and the subscriptions that could
+ * not resume and had their views refetch instead. Settled once a second passed with nothing more.
+ */
+export interface CatchUp {
+  /** Subscriptions open when the socket came back. */
+  subscriptions: number;
+  changes: number;
+  refetched: number;
+  settled: boolean;
+}
+
+/** The quiet after a reconnection (or its last replayed payload) that ends its catch-up burst. */
+const CATCH_UP_QUIET_MS = 1000;
+
 /** graphql-ws's Forbidden: the token was refused or expired while the socket was open. */
 const FORBIDDEN = 4403;
 
+/**
+ * Every subscription document of the console: one root field whose payload carries its event's
+ * cursor, and an `$after` variable (enforced here by the types, so a document without them does not
+ * build).
+ */
+type Resumable = Record<string, { cursor: string }>;
+type ResumeVariables = { after?: string | null };
+
+export interface SubscriptionHandlers<D> {
+  onData: (data: D) => void;
+  onError: (error: ApiError) => void;
+  /** The subscription could not resume after a drop: what the view shows may be out of date. */
+  onStale: () => void;
+}
+
 export interface LiveConnection {
-  subscribe<D, V>(document: TadaDocumentNode<D, V>, variables: V, onData: (data: D) => void, onError: (error: ApiError) => void): () => void;
+  subscribe<D extends Resumable, V extends ResumeVariables>(document: TadaDocumentNode<D, V>, variables: NoInfer<V>, handlers: SubscriptionHandlers<NoInfer<D>>): () => void;
   /** Called after the socket came back from a drop (not on the first connection). */
   onReconnect(listener: () => void): () => void;
   status(): LiveStatus;
   onStatus(listener: (status: LiveStatus) => void): () => void;
+  catchUp(): CatchUp | null;
+  onCatchUp(listener: (catchUp: CatchUp | null) => void): () => void;
   dispose(): void;
 }
 
+interface Active {
+  query: string;
+  variables: Record<string, unknown>;
+  handlers: SubscriptionHandlers<Resumable>;
+  /** The cursor of the last payload received; none before the first. */
+  cursor?: string;
+  /** Whether the current graphql-ws subscription was opened with `after`. */
+  resumed: boolean;
+  /** Ends the current graphql-ws subscription; none while it is off a dropped socket. */
+  release?: () => void;
+}
+
+/** Codes with which the service refuses a resumed subscription's cursor (see the note in `open`). */
+const REFUSED_CURSOR = new Set(["CURSOR_EXPIRED", "BAD_USER_INPUT"]);
+
 export function createLiveConnection(token: string, onRefused: (reason: string) => void): LiveConnection {
   let status: LiveStatus = "connecting";
+  let catchUp: CatchUp | null = null;
   const statusListeners = new Set<(status: LiveStatus) => void>();
+  const catchUpListeners = new Set<(catchUp: CatchUp | null) => void>();
   const reconnectListeners = new Set<() => void>();
+  const active = new Set<Active>();
   const setStatus = (next: LiveStatus) => {
     if (next === status) return;
     status = next;
     statusListeners.forEach((l) => l(next));
   };
+  const setCatchUp = (next: CatchUp | null) => {
+    catchUp = next;
+    catchUpListeners.forEach((l) => l(next));
+  };
+  let quiet: ReturnType<typeof setTimeout> | undefined;
+  const startCatchUp = () => {
+    clearTimeout(quiet);
+    setCatchUp({ subscriptions: active.size, changes: 0, refetched: 0, settled: false });
+    quiet = setTimeout(settle, CATCH_UP_QUIET_MS);
+  };
+  const settle = () => catchUp && setCatchUp({ ...catchUp, settled: true });
+  const counted = (field: "changes" | "refetched") => {
+    if (!catchUp || catchUp.settled) return;
+    setCatchUp({ ...catchUp, [field]: catchUp[field] + 1 });
+    clearTimeout(quiet);
+    quiet = setTimeout(settle, CATCH_UP_QUIET_MS);
+  };
+
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`;
   const client: Client = createClient({
     url,
@@ -50,31 +121,86 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     onNonLazyError: () => {},
     on: {
       connected: (_socket, _payload, wasRetry) => {
+        if (wasRetry) {
+          startCatchUp();
+          for (const sub of active) if (!sub.release) reopen(sub);
+        }
         setStatus("live");
         if (wasRetry) reconnectListeners.forEach((l) => l());
       },
       closed: (event) => {
-        if ((event as CloseEvent).code === FORBIDDEN) onRefused("The service closed the live connection: the token was refused or has expired.");
-        else setStatus("reconnecting");
+        if ((event as CloseEvent).code === FORBIDDEN) return onRefused("The service closed the live connection: the token was refused or has expired.");
+        setStatus("reconnecting");
+        clearTimeout(quiet);
+        setCatchUp(null);
+        // Off the dropped socket, so that graphql-ws does not re-send them as they were first sent.
+        for (const sub of active) {
+          sub.release?.();
+          sub.release = undefined;
+        }
       },
     },
   });
 
-  return {
-    subscribe(document, variables, onData, onError) {
-      return client.subscribe<never>(
-        { query: stringifyDocument(document), variables: variables as Record<string, unknown> },
-        {
-          next: (result) => {
-            if (result.errors?.length) {
-              const first = result.errors[0]!;
-              onError({ title: "The subscription was refused", detail: result.errors.map((e) => e.message).join("; "), status: first.extensions?.code === "FORBIDDEN" ? 403 : undefined });
-            } else if (result.data) onData(result.data);
-          },
-          error: () => {},
-          complete: () => {},
+  /** Subscribes again after a drop: from its cursor when it has one, else from now with a refetch. */
+  function reopen(sub: Active) {
+    if (sub.cursor !== undefined) return open(sub, sub.cursor);
+    open(sub, undefined);
+    counted("refetched");
+    sub.handlers.onStale();
+  }
+
+  function open(sub: Active, after: string | undefined) {
+    sub.resumed = after !== undefined;
+    const release = client.subscribe<Resumable>(
+      { query: sub.query, variables: { ...sub.variables, after: after ?? null } },
+      {
+        next: (result) => {
+          if (sub.release !== release) return; // a payload of a subscription already taken off
+          if (result.errors?.length) {
+            const codes = result.errors.map((e) => e.extensions?.code);
+            // The same variables were accepted before; resumed, only `after` can be what is refused
+            // (expired, or from a log this service no longer has).
+            if (sub.resumed && codes.some((c) => REFUSED_CURSOR.has(c as string))) {
+              sub.release = undefined;
+              sub.cursor = undefined;
+              return reopen(sub);
+            }
+            onSubscriptionError(sub, result.errors);
+          } else if (result.data) {
+            const payload = Object.values(result.data)[0];
+            if (payload?.cursor) sub.cursor = payload.cursor;
+            if (sub.resumed) counted("changes");
+            sub.handlers.onData(result.data);
+          }
         },
-      );
+        error: () => {},
+        complete: () => {},
+      },
+    );
+    sub.release = release;
+  }
+
+  function onSubscriptionError(sub: Active, errors: readonly { message: string; extensions?: Record<string, unknown> }[]) {
+    const first = errors[0]!;
+    sub.handlers.onError({ title: "The subscription was refused", detail: errors.map((e) => e.message).join("; "), status: first.extensions?.code === "FORBIDDEN" ? 403 : undefined });
+  }
+
+  return {
+    subscribe(document, variables, handlers) {
+      const sub: Active = {
+        query: stringifyDocument(document),
+        variables: { ...(variables as Record<string, unknown>) },
+        handlers: handlers as unknown as SubscriptionHandlers<Resumable>,
+        resumed: false,
+      };
+      active.add(sub);
+      open(sub, (variables.after as string | null | undefined) ?? undefined);
+      return () => {
+        active.delete(sub);
+        sub.release?.();
+        sub.release = undefined;
+      };
     },
     onReconnect(listener) {
       reconnectListeners.add(listener);
@@ -85,8 +211,16 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
       statusListeners.add(listener);
       return () => void statusListeners.delete(listener);
     },
+    catchUp: () => catchUp,
+    onCatchUp(listener) {
+      catchUpListeners.add(listener);
+      return () => void catchUpListeners.delete(listener);
+    },
     // Disposing while a connection attempt is refused rejects; nothing is left to clean up then.
-    dispose: () => void Promise.resolve(client.dispose()).catch(() => {}),
+    dispose: () => {
+      clearTimeout(quiet);
+      void Promise.resolve(client.dispose()).catch(() => {});
+    },
   };
 }
 
@@ -98,19 +232,31 @@ const useLive = () => {
   return live;
 };
 
-/** Subscribes while mounted; `onData` may change between renders without resubscribing. */
-export function useLiveSubscription<D, V>(document: TadaDocumentNode<D, V>, variables: V, onData: (data: D) => void, onError?: (error: ApiError) => void) {
+/**
+ * Subscribes while mounted, resuming after drops; the handlers may change between renders without
+ * resubscribing. `onStale` runs when a drop could not be bridged by a replay: refetch then.
+ */
+export function useLiveSubscription<D extends Resumable, V extends ResumeVariables>(
+  document: TadaDocumentNode<D, V>,
+  variables: NoInfer<V>,
+  handlers: { onData: (data: NoInfer<D>) => void; onStale: () => void; onError?: (error: ApiError) => void },
+) {
   const live = useLive();
-  const handlers = useRef({ onData, onError });
-  handlers.current = { onData, onError };
+  const latest = useRef(handlers);
+  latest.current = handlers;
   const key = JSON.stringify(variables);
   useEffect(
-    () => live.subscribe(document, variables, (d) => handlers.current.onData(d), (e) => handlers.current.onError?.(e)),
+    () =>
+      live.subscribe(document, variables, {
+        onData: (d) => latest.current.onData(d),
+        onStale: () => latest.current.onStale(),
+        onError: (e) => latest.current.onError?.(e),
+      }),
     [live, document, key],
   );
 }
 
-/** Runs `refetch` whenever the live connection comes back after a drop. */
+/** Runs `refetch` whenever the live connection comes back after a drop (views with no subscription). */
 export function useReconnect(refetch: () => void) {
   const live = useLive();
   const latest = useRef(refetch);
@@ -126,4 +272,15 @@ export function useLiveStatus(): LiveStatus {
     return live.onStatus(setStatus);
   }, [live]);
   return status;
+}
+
+/** What the latest return of the socket brought (null before any drop, and while dropped). */
+export function useCatchUp(): CatchUp | null {
+  const live = useLive();
+  const [catchUp, setCatchUp] = useState(live.catchUp());
+  useEffect(() => {
+    setCatchUp(live.catchUp());
+    return live.onCatchUp(setCatchUp);
+  }, [live]);
+  return catchUp;
 }

@@ -4,8 +4,9 @@
 import { graphql, type ResultOf } from "./graphql.ts";
 
 export const ScanUpdated = graphql(`
-  subscription ScanUpdated($applicationId: ID) {
-    scanUpdated(applicationId: $applicationId) {
+  subscription ScanUpdated($applicationId: ID, $after: String) {
+    scanUpdated(applicationId: $applicationId, after: $after) {
+      cursor
       id
       applicationId
       scanType

@@ -1,14 +1,16 @@
 // The console's journeys in a real Chromium against a real service, by accessible role and name:
 // sign-in, the portfolio, live scans, filters and paging, a report upload, a refused token, a
-// dropped connection.
+// dropped connection resumed by cursor (or refetched when it cannot be).
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { mintToken } from "../../src/auth/mint-token.ts";
-import { launchBrowser, openPage, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, type ConsolePage } from "../helpers/browser.ts";
+import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app.ts";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
+import { EVENT_RETENTION_NAME, type EventRetention } from "../../src/events/event-retention.ts";
 
 let t: TestApp;
 let browser: Browser;
@@ -36,15 +38,39 @@ async function createApplication(body: Record<string, unknown> = {}): Promise<{ 
   return res.body;
 }
 
-async function scanned(appId: string, types: string[]) {
-  for (const scanType of types) expect((await t.request("POST", `/applications/${appId}/scans`, { body: { scanType } })).status).toBe(202);
+/** Triggers scans of these types through REST and runs them to the end; their ids. */
+async function scanned(appId: string, types: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const scanType of types) {
+    const res = await t.request("POST", `/applications/${appId}/scans`, { body: { scanType } });
+    expect(res.status).toBe(202);
+    ids.push(res.body.id);
+  }
   while ((await t.app.scanRunner.runOnce()) > 0);
+  return ids;
+}
+
+interface Frame {
+  at: number;
+  message: any;
+}
+
+/** The graphql-ws messages a page sends and receives, on every WebSocket it opens. */
+function watchFrames(page: Page): { sent: Frame[]; received: Frame[] } {
+  const sent: Frame[] = [];
+  const received: Frame[] = [];
+  page.on("websocket", (ws) => {
+    ws.on("framesent", (f) => sent.push({ at: Date.now(), message: JSON.parse(String(f.payload)) }));
+    ws.on("framereceived", (f) => received.push({ at: Date.now(), message: JSON.parse(String(f.payload)) }));
+  });
+  return { sent, received };
 }
 
 /** A page signed in through the development link (the token in the fragment), at `path`. */
-async function signedIn(pathname = "/", origin = t.baseUrl): Promise<Page> {
+async function signedIn(pathname = "/", origin = t.baseUrl, prepare?: (page: Page) => void): Promise<Page> {
   const p = await openPage(browser, origin);
   opened.push(p);
+  prepare?.(p.page);
   await p.page.goto(`${origin}/#token=${await t.token()}`);
   await p.page.getByRole("status").filter({ hasText: "Live" }).waitFor();
   if (pathname !== "/") {
@@ -220,25 +246,107 @@ describe("the console", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBeNull();
   });
 
-  it("reconnects after the connection drops and refetches what happened meanwhile, without reload", async () => {
-    const proxy = await startTcpProxy(new URL(t.baseUrl).port as unknown as number);
+  it("resumes its subscription after the connection drops: what happened meanwhile is replayed, not refetched, without reload", async () => {
+    const proxy = await startTcpProxy(Number(new URL(t.baseUrl).port));
     try {
       const app = await createApplication();
-      const page = await signedIn(`/console/applications/${app.id}`, proxy.url);
+      let frames!: ReturnType<typeof watchFrames>;
+      const page = await signedIn(`/console/applications/${app.id}`, proxy.url, (p) => (frames = watchFrames(p)));
+      const graphqlPosts: number[] = [];
+      page.on("request", (r) => r.method() === "POST" && new URL(r.url()).pathname === "/graphql" && graphqlPosts.push(Date.now()));
       await page.getByText("No scans yet").waitFor();
       await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
+      // A scan while connected: the page's subscription now has a cursor (its last payload's).
+      await scanned(app.id, ["sast"]);
+      const scans = page.getByRole("table", { name: /Scans/ });
+      await scans.getByRole("row", { name: /sast/ }).getByText("completed").waitFor();
+      const lastSeen = frames.received.filter((f) => f.message.type === "next").at(-1)!.message.payload.data.scanUpdated;
+      expect(lastSeen).toMatchObject({ status: "COMPLETED", cursor: expect.any(String) });
+
       proxy.cut();
       await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
-      await scanned(app.id, ["sca"]); // while the page cannot hear
+      const sca = await scanned(app.id, ["sca"]); // while the page cannot hear
+      const restoredAt = Date.now();
       proxy.restore();
 
       await page.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: 15_000 });
-      await page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sca/ }).getByText("completed").waitFor();
+      await scans.getByRole("row", { name: /sca/ }).getByText("completed").waitFor();
       await page.getByText(/^Showing 1–/).waitFor();
+      await page.getByRole("status").filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." }).waitFor();
       expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+
+      // Through resume: the subscription was sent again on the new socket with `after` = the last cursor seen...
+      const resubscribed = frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe");
+      expect(resubscribed).toHaveLength(1);
+      expect(resubscribed[0]!.message.payload.variables).toEqual({ applicationId: app.id, after: lastSeen.cursor });
+      // ...the service replayed the scan's start and completion on it...
+      const replayed = frames.received.filter((f) => f.at >= restoredAt && f.message.type === "next").map((f) => f.message.payload.data.scanUpdated);
+      expect(replayed.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+        [sca[0], "RUNNING"],
+        [sca[0], "COMPLETED"],
+      ]);
+      // ...and no query was sent before the replayed completion arrived (which then refreshes the counts).
+      const completionAt = frames.received.find((f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated.status === "COMPLETED")!.at;
+      expect(graphqlPosts.filter((at) => at >= restoredAt && at <= completionAt)).toEqual([]);
+
+      // The notice, as every state of a view: no serious axe-core violation, no sideways scroll at 375 px.
+      expect(await axeViolations(page)).toEqual([]);
+      const { scrollWidth, innerWidth } = await overflowAt375(page);
+      expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+      await page.getByRole("button", { name: "Dismiss the reconnection notice" }).click();
+      expect(await page.getByText(/^Reconnected:/).count()).toBe(0);
     } finally {
       await proxy.close();
     }
   });
+
+  it("falls back to a refetch when there is no cursor to resume from, or the service refuses it (expired)", async () => {
+    const proxy = await startTcpProxy(Number(new URL(t.baseUrl).port));
+    try {
+      const app = await createApplication();
+      let frames!: ReturnType<typeof watchFrames>;
+      const page = await signedIn(`/console/applications/${app.id}`, proxy.url, (p) => (frames = watchFrames(p)));
+      await page.getByText("No scans yet").waitFor();
+      const scans = page.getByRole("table", { name: /Scans/ });
+
+      // No payload yet, so no cursor: subscribed again from now, and the view refetches.
+      proxy.cut();
+      await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
+      await scanned(app.id, ["sca"]);
+      let restoredAt = Date.now();
+      proxy.restore();
+      await scans.getByRole("row", { name: /sca/ }).getByText("completed").waitFor({ timeout: 15_000 });
+      await page.getByRole("status").filter({ hasText: "Reconnected: this page's data was reloaded" }).waitFor();
+      expect(frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe").map((f) => f.message.payload.variables)).toEqual([
+        { applicationId: app.id, after: null },
+      ]);
+
+      // A cursor past retention: the service answers CURSOR_EXPIRED; the view refetches instead.
+      await scanned(app.id, ["sast"]);
+      await scans.getByRole("row", { name: /sast/ }).getByText("completed").waitFor();
+      proxy.cut();
+      await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
+      // What happened meanwhile (logged after the page's cursor) is older than retention keeps, and gone.
+      const [container] = await scanned(app.id, ["container"]);
+      await eventually(async () => ((await t.request("GET", `/events?applicationId=${app.id}&limit=500`)).body as { data: { id: string; status: string } }[]).some((e) => e.data.id === container && e.data.status === "completed"));
+      await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '31 days'");
+      expect(await (t.app.workers.find((w) => w.name === EVENT_RETENTION_NAME) as EventRetention).runOnce()).toBeGreaterThan(0);
+      restoredAt = Date.now();
+      proxy.restore();
+      await scans.getByRole("row", { name: /container/ }).getByText("completed").waitFor({ timeout: 15_000 });
+      const onThird = (f: Frame) => f.at >= restoredAt;
+      const refused = frames.received.filter(onThird).find((f) => f.message.type === "next" && f.message.payload.errors);
+      expect(refused?.message.payload.errors[0].extensions.code).toBe("CURSOR_EXPIRED");
+      expect(frames.sent.filter(onThird).filter((f) => f.message.type === "subscribe").map((f) => f.message.payload.variables.after)).toEqual([
+        expect.any(String),
+        null,
+      ]);
+      await page.getByRole("status").filter({ hasText: "Reconnected: this page's data was reloaded" }).waitFor();
+      expect(await page.getByRole("alert").count()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
 });

@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useLocation } from "preact-iso";
 import { useEffect, useRef } from "preact/hooks";
 import { useLiveStatus } from "../live.ts";
+import { CatchUpNotice } from "./catch-up-notice.tsx";
 import { signOut } from "../session.ts";
 import styles from "./layout.module.css";
 
@@ -45,6 +46,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </button>
       </header>
       <main id="main" class={styles.main}>
+        <CatchUpNotice />
         {children}
       </main>
     </>

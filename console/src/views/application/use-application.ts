@@ -2,7 +2,7 @@ import { useQuery } from "@urql/preact";
 import { useEffect, useState } from "preact/hooks";
 import { useCoalesced } from "../../coalesce.ts";
 import { graphql, type ResultOf, type VariablesOf } from "../../graphql.ts";
-import { useLiveSubscription, useReconnect } from "../../live.ts";
+import { useLiveSubscription } from "../../live.ts";
 import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
 
 const ApplicationDetails = graphql(`
@@ -71,18 +71,22 @@ export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["
 export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
 
 /**
- * The application's live state: its scanUpdated events, and a count of refreshes the queries below
- * follow (a scan finished: findings, counts and gate changed; or the live connection came back).
+ * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
+ * count of refreshes the queries below follow (a scan finished: findings, counts and gate changed;
+ * or a drop could not be bridged by a replay).
  */
 export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
   const [refreshes, setRefreshes] = useState(0);
   const refresh = useCoalesced(() => setRefreshes((n) => n + 1), 200);
-  useLiveSubscription(ScanUpdated, { applicationId }, ({ scanUpdated }) => {
-    setEvents((known) => remember(known, scanUpdated));
-    if (scanUpdated.status !== "QUEUED") refresh();
+  useLiveSubscription(ScanUpdated, { applicationId }, {
+    onData: ({ scanUpdated }) => {
+      setEvents((known) => remember(known, scanUpdated));
+      if (scanUpdated.status !== "QUEUED") refresh();
+    },
+    // A drop the replay could not bridge: what the queries showed may be out of date.
+    onStale: () => setRefreshes((n) => n + 1),
   });
-  useReconnect(() => setRefreshes((n) => n + 1));
   return { events, refreshes };
 }
 

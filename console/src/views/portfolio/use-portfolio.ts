@@ -2,7 +2,7 @@ import { useQuery } from "@urql/preact";
 import { useEffect, useState } from "preact/hooks";
 import { useCoalesced } from "../../coalesce.ts";
 import { graphql, type ResultOf } from "../../graphql.ts";
-import { useLiveSubscription, useReconnect } from "../../live.ts";
+import { useLiveSubscription } from "../../live.ts";
 import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
 
 const Portfolio = graphql(`
@@ -32,18 +32,21 @@ const PAGE_SIZE = 500;
 
 /**
  * The live part of the portfolio: every scanUpdated event (laid over the latest scans as they
- * arrive), and a signal to refetch the pages when a scan finishes (counts and the gate change with
- * it) or the live connection came back after a drop.
+ * arrive, replayed ones after a drop included), and a signal to refetch the pages when a scan
+ * finishes (counts and the gate change with it) or a drop could not be bridged by a replay.
  */
 export function usePortfolioLive() {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
   const [refreshes, setRefreshes] = useState(0);
   const refresh = useCoalesced(() => setRefreshes((n) => n + 1), 500);
-  useLiveSubscription(ScanUpdated, { applicationId: null }, ({ scanUpdated }) => {
-    setEvents((known) => remember(known, scanUpdated));
-    if (scanUpdated.status === "COMPLETED" || scanUpdated.status === "FAILED") refresh();
+  useLiveSubscription(ScanUpdated, { applicationId: null }, {
+    onData: ({ scanUpdated }) => {
+      setEvents((known) => remember(known, scanUpdated));
+      if (scanUpdated.status === "COMPLETED" || scanUpdated.status === "FAILED") refresh();
+    },
+    // A drop the replay could not bridge: what the queries showed may be out of date.
+    onStale: () => setRefreshes((n) => n + 1),
   });
-  useReconnect(() => setRefreshes((n) => n + 1));
   return { events, refreshes };
 }
 

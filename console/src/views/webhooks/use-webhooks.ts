@@ -19,6 +19,7 @@ const WebhookDeliveries = graphql(`
       url
       events
       status
+      createdAt
       deliveries(first: $first) {
         pageInfo { hasNextPage }
         edges {
@@ -29,6 +30,7 @@ const WebhookDeliveries = graphql(`
             status
             createdAt
             nextAttemptAt
+            waiting
             attempts { attemptedAt statusCode durationMs error }
           }
         }
@@ -40,6 +42,12 @@ const WebhookDeliveries = graphql(`
 const Redeliver = graphql(`
   mutation Redeliver($webhookId: ID!, $deliveryId: ID!) {
     redeliverWebhookDelivery(webhookId: $webhookId, deliveryId: $deliveryId) { id status }
+  }
+`);
+
+const Recover = graphql(`
+  mutation RecoverWebhookDeliveries($webhookId: ID!, $since: DateTime!) {
+    recoverWebhookDeliveries(webhookId: $webhookId, since: $since) { deliveries }
   }
 `);
 
@@ -60,4 +68,8 @@ export function useWebhookDeliveries(id: string, first: number) {
 
 export function useRedeliver() {
   return useMutation(Redeliver);
+}
+
+export function useRecover() {
+  return useMutation(Recover);
 }

@@ -7,6 +7,7 @@ import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { useRedeliver, useWebhookDeliveries, type WebhookDelivery } from "./use-webhooks.ts";
 import { eventName } from "./webhooks-view.tsx";
+import { RecoverDeliveries } from "./recover-deliveries.tsx";
 import styles from "./webhook-view.module.css";
 
 const STEP = 20;
@@ -51,6 +52,7 @@ export function WebhookView({ id }: { id: string }) {
             </dd>
           </dl>
           <h2>Deliveries</h2>
+          <RecoverDeliveries webhookId={id} createdAt={webhook.createdAt} onRecovered={reload} />
           <button type="button" class="secondary" onClick={reload}>
             Refresh deliveries
           </button>
@@ -68,23 +70,22 @@ export function WebhookView({ id }: { id: string }) {
                   </th>
                   <td>
                     <Badge kind="status" value={d.status} />
+                    {d.waiting === "ENDPOINT_RECOVERY" && <span class={styles.waiting}>waiting: held back until the endpoint recovers</span>}
                   </td>
                   <td>
                     <Time value={d.createdAt} />
                   </td>
-                  <td>
-                    <Time value={d.nextAttemptAt} />
-                  </td>
+                  <td>{d.waiting === "ENDPOINT_RECOVERY" ? "when the endpoint recovers" : <Time value={d.nextAttemptAt} />}</td>
                   <td>
                     {d.attempts.length === 0 ? (
                       "none yet"
                     ) : (
-                      <ol class={styles.attempts}>
+                      <ol class={styles.attempts} aria-label={`${d.attempts.length} ${d.attempts.length === 1 ? "attempt" : "attempts"}`}>
                         {d.attempts.map((a) => (
                           <li key={a.attemptedAt}>
                             <Time value={a.attemptedAt} />: {a.statusCode ?? "no answer"} in {a.durationMs} ms{a.error ? ` (${a.error})` : ""}
                           </li>
-              ))}
+                        ))}
                       </ol>
                     )}
                   </td>
