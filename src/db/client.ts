@@ -49,9 +49,13 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
     options: "-c plan_cache_mode=force_custom_plan",
   });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
-  pool.on("error", () => {});
-  queuePool.on("error", () => {});
+  // A client's error (e.g. the server restarting) must not crash the process. The pool listens on
+  // idle clients only; a checked-out client's lost connection also rejects its query, which is what
+  // its holder handles, but emitted with no listener the error would be thrown.
+  for (const p of [pool, queuePool]) {
+    p.on("error", () => {});
+    p.on("connect", (client) => client.on("error", () => {}));
+  }
   const prisma = new PrismaClient({ adapter: new ReleasingPrismaPg(pool) });
   const inUse = [clientsInUse(pool), clientsInUse(queuePool)];
   return {
