@@ -60,7 +60,7 @@ const ApplicationVulnerabilities = graphql(`
         totalCount
         pageInfo { hasNextPage endCursor }
         edges {
-          node { id title severity status cwe cve cvssScore tool location scanType createdAt }
+          node { id title severity status cwe cve cvssScore tool location scanType createdAt analysis { state } }
         }
       }
     }
@@ -70,10 +70,17 @@ const ApplicationVulnerabilities = graphql(`
 export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["scans"]["edges"][number]["node"];
 export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
 
+const VulnerabilityUpdated = graphql(`
+  subscription VulnerabilityUpdated($applicationId: ID, $after: String) {
+    vulnerabilityUpdated(applicationId: $applicationId, after: $after) { cursor id }
+  }
+`);
+
 /**
  * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
  * count of refreshes the queries below follow (a scan finished: findings, counts and gate changed;
- * or a drop could not be bridged by a replay).
+ * a VEX decision changed a vulnerability, from this page or another client; or a drop could not be
+ * bridged by a replay). `refresh` asks for one, e.g. after this page's own write.
  */
 export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
@@ -87,7 +94,8 @@ export function useApplicationLive(applicationId: string) {
     // A drop the replay could not bridge: what the queries showed may be out of date.
     onStale: () => setRefreshes((n) => n + 1),
   });
-  return { events, refreshes };
+  useLiveSubscription(VulnerabilityUpdated, { applicationId }, { onData: () => refresh(), onStale: () => setRefreshes((n) => n + 1) });
+  return { events, refreshes, refresh };
 }
 
 /** A query refetched from the network on every refresh after the first render. */
