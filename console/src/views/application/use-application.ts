@@ -70,17 +70,11 @@ const ApplicationVulnerabilities = graphql(`
 export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["scans"]["edges"][number]["node"];
 export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
 
-const VulnerabilityUpdated = graphql(`
-  subscription VulnerabilityUpdated($applicationId: ID, $after: String) {
-    vulnerabilityUpdated(applicationId: $applicationId, after: $after) { cursor id }
-  }
-`);
-
 /**
  * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
  * count of refreshes the queries below follow (a scan finished: findings, counts and gate changed;
- * a VEX decision changed a vulnerability, from this page or another client; or a drop could not be
- * bridged by a replay). `refresh` asks for one, e.g. after this page's own write.
+ * or a drop could not be bridged by a replay). `refresh` asks for one, after this page's own write
+ * (a VEX document applied).
  */
 export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
@@ -94,7 +88,6 @@ export function useApplicationLive(applicationId: string) {
     // A drop the replay could not bridge: what the queries showed may be out of date.
     onStale: () => setRefreshes((n) => n + 1),
   });
-  useLiveSubscription(VulnerabilityUpdated, { applicationId }, { onData: () => refresh(), onStale: () => setRefreshes((n) => n + 1) });
   return { events, refreshes, refresh };
 }
 
