@@ -24,6 +24,17 @@ beforeAll(async () => {
   await t.request("POST", "/policies", { body: { name: "a11y-no-criticals", action: "block", conditions: { vulnerabilitySeverity: "critical", applicationIds: [appId] } } });
   for (const scanType of ["sast", "sca"]) await t.request("POST", `/applications/${appId}/scans`, { body: { scanType } });
   while ((await t.app.scanRunner.runOnce()) > 0);
+  // A decision on one of its vulnerabilities, so a vulnerability's details show an analysis.
+  const withCve = ((await t.request("GET", `/applications/${appId}/vulnerabilities?limit=500`)).body as { cve: string | null }[]).find((v) => v.cve)!;
+  const vex = {
+    "@context": "https://openvex.dev/ns/v0.2.0",
+    "@id": "https://vex.example.com/a11y/1",
+    author: "a11y tests",
+    timestamp: new Date().toISOString(),
+    version: 1,
+    statements: [{ vulnerability: { name: withCve.cve }, status: "not_affected", justification: "component_not_present" }],
+  };
+  expect((await t.request("POST", `/applications/${appId}/vex`, { body: vex })).body).toMatchObject({ applied: 1 });
   const webhook = await t.request("POST", "/webhooks", {
     body: { name: "a11y-hook", url: "https://127.0.0.1:9/unreachable", events: ["scan.completed"], secret: "a11y-secret" },
   });
@@ -55,6 +66,19 @@ const views: View[] = [
   { name: "sign-in", open: async (page) => void (await page.goto(t.baseUrl + "/"), await page.getByLabel("Access token").waitFor()) },
   { name: "portfolio", open: go(() => "/", (page) => page.getByRole("table", { name: "Applications" }).getByRole("row", { name: /a11y-payments/ }).waitFor()) },
   { name: "application", open: go(() => `/console/applications/${appId}`, (page) => page.getByRole("table", { name: /Vulnerabilities/ }).waitFor()) },
+  {
+    name: "application with a vulnerability's details and the trend's numbers open",
+    open: go(
+      () => `/console/applications/${appId}?status=ACCEPTED`,
+      async (page) => {
+        await page.getByRole("img", { name: /^Chart: / }).locator("canvas").waitFor();
+        await page.getByRole("button", { name: /^Details of / }).first().click();
+        await page.getByRole("table", { name: /^History of / }).waitFor();
+        await page.getByText("The chart's numbers").click();
+        await page.getByRole("table", { name: /the count at each point/ }).waitFor();
+      },
+    ),
+  },
   { name: "webhooks", open: go(() => "/console/webhooks", (page) => page.getByRole("table", { name: "Subscriptions" }).waitFor()) },
   { name: "webhook deliveries", open: go(() => `/console/webhooks/${webhookId}`, (page) => page.getByRole("table", { name: /Deliveries/ }).waitFor()) },
   { name: "not found", open: go(() => "/console/nowhere", (page) => page.getByRole("heading", { name: "Page not found" }).waitFor()) },
@@ -96,7 +120,7 @@ it("axe, as run here, does report a violation when the page has one (the checks 
 });
 
 describe("by keyboard alone", () => {
-  it("signs in, goes from the portfolio to an application and triggers a scan with Tab, Enter and Space", async () => {
+  it("signs in, goes from the portfolio to an application, triggers a scan and opens a vulnerability's details with Tab, Enter and Space", async () => {
     const p = await openPage(browser, t.baseUrl);
     const { page } = p;
     try {
@@ -121,6 +145,11 @@ describe("by keyboard alone", () => {
       await tabTo(page, "Trigger scan", (el) => el.tag === "button" && el.name === "Trigger scan");
       await page.keyboard.press("Space");
       await page.getByRole("status").filter({ hasText: "A sca scan is queued." }).waitFor();
+
+      await tabTo(page, "the VEX file picker", (el) => el.tag === "input" && el.name === "VEX document");
+      await tabTo(page, "a vulnerability's Details button", (el) => el.tag === "button" && el.name.startsWith("Details of "));
+      await page.keyboard.press("Enter");
+      await page.getByRole("table", { name: /^History of / }).waitFor();
       expect(p.foreignRequests).toEqual([]);
       expect(p.problems).toEqual([]);
     } finally {

@@ -188,7 +188,7 @@ describe("the console", () => {
 
     const critical = all.filter((v) => v.severity === "critical").length;
     expect(critical).toBeGreaterThan(0);
-    await page.getByLabel("Severity").selectOption("CRITICAL");
+    await page.getByLabel("Severity", { exact: true }).selectOption("CRITICAL");
     await page.getByText(`Showing 1–${Math.min(20, critical)} of ${critical}`).waitFor();
     expect(new URL(page.url()).searchParams.get("severity")).toBe("CRITICAL");
     const severities = await table.getByRole("row").locator("td:nth-child(2)").allInnerTexts();

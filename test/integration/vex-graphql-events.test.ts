@@ -89,6 +89,26 @@ describe("applyVex", () => {
   });
 });
 
+describe("Application.vulnerability", () => {
+  it("answers one vulnerability with its analysis and history, as GET /applications/{id}/vulnerabilities/{vulnerabilityId}; NOT_FOUND under another application", async () => {
+    const [app, other] = [await scannedApplication(), await scannedApplication()];
+    await t.request("POST", `/applications/${app}/vex`, { body: openVex([statement("CVE-2021-44228", "not_affected")]), token: await t.token(["vulnerabilities:triage"], "erin") });
+    const [rest] = (await t.request("GET", `/applications/${app}/vulnerabilities?status=accepted`)).body;
+    const restHistory = (await t.request("GET", `/applications/${app}/vulnerabilities/${rest.id}/history`)).body;
+    const ONE = `query($app: ID!, $id: ID!) { application(id: $app) { vulnerability(id: $id) {
+      id status analysis { state justification detail by at } history { from to source by at } } } }`;
+    const res = await gql(t, ONE, { app, id: rest.id });
+    expect(res.body.data.application.vulnerability).toEqual({
+      id: rest.id,
+      status: "ACCEPTED",
+      analysis: { state: "NOT_AFFECTED", justification: "VULNERABLE_CODE_NOT_IN_EXECUTE_PATH", detail: rest.analysis.detail, by: "erin", at: rest.analysis.at },
+      history: restHistory.map((c: any) => ({ from: c.from?.toUpperCase() ?? null, to: c.to.toUpperCase(), source: c.source.toUpperCase(), by: c.by, at: c.at })),
+    });
+    expect(codesOf(await gql(t, ONE, { app: other, id: rest.id }))).toEqual(["NOT_FOUND"]);
+    expect(codesOf(await gql(t, ONE, { app, id: rest.id }, { token: await t.token(["applications:read"]) }))).toEqual(["FORBIDDEN"]);
+  });
+});
+
 /** Applies statements that flip the vulnerability between two statuses until `seen` holds (subscriptions start asynchronously). */
 async function flipUntil(app: string, seen: () => boolean) {
   for (let i = 0; i < 50 && !seen(); i++) {

@@ -3,6 +3,8 @@ import { vulnerabilityFilterSchema } from "../../domain/vulnerabilities/vulnerab
 import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
 import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
 import { toVulnerabilityChangeView, vulnerabilityChangeViewSchema } from "../../domain/vulnerabilities/vulnerability-change.view.ts";
+import { trendQuerySchema, vulnerabilityTrend } from "../../domain/vulnerabilities/vulnerability-trend.ts";
+import { toVulnerabilityTrendView, vulnerabilityTrendViewSchema } from "../../domain/vulnerabilities/vulnerability-trend.view.ts";
 import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
@@ -57,6 +59,28 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     errors: [404],
     async handle(ctx, svc) {
       ctx.body = (await vulnerabilities.vulnerabilityHistory(svc, ctx.params.id!, ctx.params.vulnerabilityId!)).map(toVulnerabilityChangeView);
+    },
+  },
+  {
+    operationId: "GetVulnerabilityTrend",
+    method: "GET",
+    path: "/applications/{id}/vulnerability-trend",
+    summary: "Open vulnerabilities (open or in_progress) per severity over time, from their history of changes (extension)",
+    description:
+      "One point at the end of each bucket after `from`, the last at `to`: how many of the application's vulnerabilities were open then. " +
+      "Default: the last 30 days, a point a day. At most 366 points; more, or `from` not before `to`, is 400.",
+    tag: "Vulnerabilities",
+    scope: "vulnerabilities:read",
+    query: z.object({
+      from: z.iso.datetime({ offset: true }).optional().describe(trendQuerySchema.shape.from.description!),
+      to: z.iso.datetime({ offset: true }).optional().describe(trendQuerySchema.shape.to.description!),
+      bucket: trendQuerySchema.shape.bucket,
+    }),
+    success: { status: 200, description: "The points, oldest first", schema: vulnerabilityTrendViewSchema },
+    errors: [400, 404],
+    async handle(ctx, svc) {
+      const query = { from: singleQuery(ctx, "from"), to: singleQuery(ctx, "to"), bucket: singleQuery(ctx, "bucket") };
+      ctx.body = toVulnerabilityTrendView(await vulnerabilityTrend(svc, ctx.params.id!, query));
     },
   },
 ];

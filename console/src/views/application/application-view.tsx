@@ -4,13 +4,15 @@ import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/states.tsx";
 import { ReportUpload } from "./report-upload.tsx";
 import { ScansSection } from "./scans-section.tsx";
+import { TrendSection } from "./trend-section.tsx";
 import { TriggerScan } from "./trigger-scan.tsx";
 import { useApplicationDetails, useApplicationLive } from "./use-application.ts";
+import { VexUpload } from "./vex-upload.tsx";
 import { VulnerabilitiesSection } from "./vulnerabilities-section.tsx";
 import styles from "./application-view.module.css";
 
 export function ApplicationView({ id }: { id: string }) {
-  const { events, refreshes } = useApplicationLive(id);
+  const { events, refreshes, refresh } = useApplicationLive(id);
   const details = useApplicationDetails(id, refreshes);
   if (details.error && !details.data) {
     return (
@@ -95,8 +97,15 @@ export function ApplicationView({ id }: { id: string }) {
         </div>
         <ScansSection applicationId={id} events={events} refreshes={refreshes} />
       </section>
+      <section aria-labelledby="trend-heading">
+        <h2 id="trend-heading">Open vulnerabilities over time</h2>
+        <TrendSection applicationId={id} refreshes={refreshes} />
+      </section>
       <section aria-labelledby="vulnerabilities-heading">
         <h2 id="vulnerabilities-heading">Vulnerabilities</h2>
+        <div class={styles.actions}>
+          <VexUpload applicationId={id} onApplied={refresh} />
+        </div>
         <VulnerabilitiesSection applicationId={id} refreshes={refreshes} />
       </section>
     </>

@@ -60,7 +60,7 @@ const ApplicationVulnerabilities = graphql(`
         totalCount
         pageInfo { hasNextPage endCursor }
         edges {
-          node { id title severity status cwe cve cvssScore tool location scanType createdAt }
+          node { id title severity status cwe cve cvssScore tool location scanType createdAt analysis { state } }
         }
       }
     }
@@ -73,7 +73,8 @@ export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVuln
 /**
  * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
  * count of refreshes the queries below follow (a scan finished: findings, counts and gate changed;
- * or a drop could not be bridged by a replay).
+ * or a drop could not be bridged by a replay). `refresh` asks for one, after this page's own write
+ * (a VEX document applied).
  */
 export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
@@ -87,7 +88,7 @@ export function useApplicationLive(applicationId: string) {
     // A drop the replay could not bridge: what the queries showed may be out of date.
     onStale: () => setRefreshes((n) => n + 1),
   });
-  return { events, refreshes };
+  return { events, refreshes, refresh };
 }
 
 /** A query refetched from the network on every refresh after the first render. */

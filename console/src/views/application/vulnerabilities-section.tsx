@@ -1,6 +1,7 @@
 // The application's vulnerabilities with the filters of GET /applications/{id}/vulnerabilities
 // (severity, status), kept in the address (?severity=HIGH&status=OPEN) so a filtered view can be
-// shared or reloaded, a page at a time.
+// shared or reloaded, a page at a time. Each row's Details button opens its analysis and history.
+import { Fragment } from "preact";
 import { useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
 import { fromCombinedError } from "../../api-error.ts";
@@ -10,12 +11,13 @@ import { Empty, Loading } from "../../components/states.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { Time } from "../../components/time.tsx";
 import { useApplicationVulnerabilities, type VulnerabilityFilter } from "./use-application.ts";
+import { VulnerabilityDetails } from "./vulnerability-details.tsx";
 import styles from "./vulnerabilities-section.module.css";
 
 export const PAGE_SIZE = 20;
 const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const;
 const STATUSES = ["OPEN", "IN_PROGRESS", "RESOLVED", "ACCEPTED"] as const;
-const COLUMNS = ["Title", "Severity", "Status", "CVSS", "Weakness", "Tool", "Location", "Found"];
+const COLUMNS = ["Title", "Severity", "Status", "CVSS", "Weakness", "Tool", "Location", "Found", "Triage"];
 
 const pick = <T extends string>(values: readonly T[], value: string | undefined): T | null =>
   values.includes(value as T) ? (value as T) : null;
@@ -25,6 +27,14 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
   const filter: VulnerabilityFilter = { severity: pick(SEVERITIES, query.severity), status: pick(STATUSES, query.status) };
   // Cursors of the pages before the current one (the first page has none).
   const [cursors, setCursors] = useState<string[]>([]);
+  // The rows whose details are open.
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setOpened((ids) => {
+      const next = new Set(ids);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
   const after = cursors.at(-1) ?? null;
   const result = useApplicationVulnerabilities(applicationId, filter, PAGE_SIZE, after, refreshes);
 
@@ -57,13 +67,15 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
           </p>
           <DataTable label="Vulnerabilities" caption="Vulnerabilities, newest first" columns={COLUMNS}>
             {connection.edges.map(({ node: v }) => (
-              <tr key={v.id}>
+              <Fragment key={v.id}>
+              <tr>
                 <th scope="row">{v.title}</th>
                 <td>
                   <Badge kind="severity" value={v.severity} />
                 </td>
                 <td>
                   <Badge kind="status" value={v.status} />
+                  {v.analysis && <div class={styles.state}>{v.analysis.state.toLowerCase().replace(/_/g, " ")}</div>}
                 </td>
                 <td>{v.cvssScore.toFixed(1)}</td>
                 <td>
@@ -77,7 +89,20 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
                 <td>
                   <Time value={v.createdAt} />
                 </td>
+                <td>
+                  <button type="button" class="secondary" aria-expanded={opened.has(v.id)} aria-controls={`details-${v.id}`} aria-label={`Details of ${v.title}`} onClick={() => toggle(v.id)}>
+                    Details
+                  </button>
+                </td>
               </tr>
+              {opened.has(v.id) && (
+                <tr id={`details-${v.id}`}>
+                  <td colSpan={COLUMNS.length}>
+                    <VulnerabilityDetails applicationId={applicationId} id={v.id} title={v.title} refreshes={refreshes} />
+                  </td>
+                </tr>
+              )}
+              </Fragment>
             ))}
           </DataTable>
           <nav aria-label="Vulnerability pages" class={styles.pager}>
