@@ -128,7 +128,8 @@ describe("vulnerability.updated", () => {
     const ofThisApplication = (r: { path: string; rawBody: Buffer }) => r.path === "/triage" && JSON.parse(String(r.rawBody)).data.applicationId === app;
     const dispatcher = createDispatcher({ db: t.app.db, config: t.app.config, log: t.app.log, metrics: t.app.metrics, webhookSecrets: t.app.webhookSecrets, tls: { ca: cert.cert } });
     try {
-      await dispatcher.runOnce();
+      // Running, not one pass: one pass fans out and sends a batch, which other tests' events may fill.
+      dispatcher.start();
       await receiver.waitFor((requests) => requests.some(ofThisApplication));
     } finally {
       await dispatcher.stop();

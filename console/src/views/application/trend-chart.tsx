@@ -5,7 +5,7 @@
 // table beside it.
 import "uplot/dist/uPlot.min.css";
 import type uPlot from "uplot";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { TrendPoint } from "./use-vulnerability-trend.ts";
 import styles from "./trend-section.module.css";
 
@@ -35,6 +35,8 @@ function options(width: number, hourly: boolean): uPlot.Options {
 
 export function TrendChart({ points, hourly }: { points: readonly TrendPoint[]; hourly: boolean }) {
   const box = useRef<HTMLDivElement>(null);
+  // The chunk's fetch can fail (the network blinked as the chart first showed): say so, not throw.
+  const [unavailable, setUnavailable] = useState(false);
   useEffect(() => {
     let chart: uPlot | undefined;
     let observer: ResizeObserver | undefined;
@@ -47,12 +49,13 @@ export function TrendChart({ points, hourly }: { points: readonly TrendPoint[]; 
         if (box.current && chart && box.current.clientWidth !== chart.width) chart.setSize({ width: box.current.clientWidth, height: HEIGHT });
       });
       observer.observe(box.current);
-    });
+    }, () => setUnavailable(true));
     return () => {
       gone = true;
       observer?.disconnect();
       chart?.destroy();
     };
   }, [points, hourly]);
+  if (unavailable) return <p>The chart could not be loaded: its numbers are in the table below (reload the page to try again).</p>;
   return <div ref={box} class={styles.chart} />;
 }
