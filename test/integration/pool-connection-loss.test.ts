@@ -30,9 +30,10 @@ it.each(["pool", "queuePool"] as const)("a checked-out client of the %s losing i
     const client = await db[which].connect();
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     const ended = new Promise((resolve) => client.once("end", resolve));
-    const running = client.query("SELECT pg_sleep(30)");
+    // Expected before the termination: its answer may come before the admin's.
+    const failed = expect(client.query("SELECT pg_sleep(30)")).rejects.toThrow(/terminat/);
     await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
-    await expect(running).rejects.toThrow(/terminat/);
+    await failed;
     await ended;
     client.release(true);
     expect(uncaught).toEqual([]);
