@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { mintToken } from "../../src/auth/mint-token.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
@@ -24,13 +24,7 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
-afterEach(async () => {
-  for (const p of opened.splice(0)) {
-    expect(p.foreignRequests).toEqual([]);
-    expect(p.problems).toEqual([]);
-    await p.context.close();
-  }
-});
+afterEach(() => closeCheckedPages(opened));
 
 let n = 0;
 async function createApplication(body: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {

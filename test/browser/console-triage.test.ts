@@ -2,7 +2,7 @@
 // name: a vulnerability's analysis and history after a triage made through the API, the trend of
 // open vulnerabilities with its numbers as text, and a VEX document uploaded with the file picker.
 import type { Browser, Locator, Page } from "playwright-core";
-import { launchBrowser, openPage, type ConsolePage } from "../helpers/browser.ts";
+import { launchBrowser, openPage, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { cyclonedxReport, type ScannedVulnerability } from "../helpers/vex-documents.ts";
 
@@ -17,13 +17,7 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
-afterEach(async () => {
-  for (const p of opened.splice(0)) {
-    expect(p.foreignRequests).toEqual([]);
-    expect(p.problems).toEqual([]);
-    await p.context.close();
-  }
-});
+afterEach(() => closeCheckedPages(opened));
 
 const LOG4SHELL: ScannedVulnerability = { id: "CVE-2021-44228", purl: "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1", severity: "critical" };
 const LODASH: ScannedVulnerability = { id: "CVE-2021-23337", purl: "pkg:npm/lodash@4.17.20", severity: "high" };

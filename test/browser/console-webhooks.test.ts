@@ -10,7 +10,7 @@ import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -39,13 +39,7 @@ afterAll(async () => {
   await receiver?.close();
   cert?.remove();
 });
-afterEach(async () => {
-  for (const p of opened.splice(0)) {
-    expect(p.foreignRequests).toEqual([]);
-    expect(p.problems).toEqual([]);
-    await p.context.close();
-  }
-});
+afterEach(() => closeCheckedPages(opened));
 
 async function subscription(name: string, events: EventType[]): Promise<string> {
   const res = await t.request("POST", "/webhooks", { body: { name, url: receiver.url(`/${name}`), events, secret: "console-webhooks-secret" } });

@@ -108,3 +108,12 @@ export async function tabTo(page: Page, describe: string, matches: (el: { tag: s
   }
   throw new Error(`Tab never reached ${describe}`);
 }
+
+/** Closes the pages a test opened, each checked first: no request to another origin, no error. */
+export async function closeCheckedPages(opened: ConsolePage[]): Promise<void> {
+  for (const p of opened.splice(0)) {
+    expect(p.foreignRequests).toEqual([]);
+    expect(p.problems).toEqual([]);
+    await p.context.close();
+  }
+}
