@@ -4,7 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { ApiError } from "../../api-error.ts";
-import { ErrorNotice } from "../../components/error-notice.tsx";
+import { FormOutcome } from "../../components/form-outcome.tsx";
 import { ApiRequestError } from "../../rest.ts";
 import { useSession } from "../../session.ts";
 import styles from "./forms.module.css";
@@ -81,10 +81,7 @@ export function FileUploadForm<R>(props: FileUploadFormProps<R>) {
           {busy ? props.submitting : props.submit}
         </button>
       </div>
-      <div role="status" class={styles.status}>
-        {answer && props.result(answer.value)}
-      </div>
-      {error && <ErrorNotice error={error} />}
+      <FormOutcome error={error}>{answer && props.result(answer.value)}</FormOutcome>
     </form>
   );
 }

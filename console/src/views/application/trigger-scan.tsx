@@ -1,7 +1,7 @@
 import { useMutation } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { fromCombinedError } from "../../api-error.ts";
-import { ErrorNotice } from "../../components/error-notice.tsx";
+import { FormOutcome } from "../../components/form-outcome.tsx";
 import { graphql } from "../../graphql.ts";
 import styles from "./forms.module.css";
 
@@ -43,10 +43,7 @@ export function TriggerScan({ applicationId }: { applicationId: string }) {
           Trigger scan
         </button>
       </div>
-      <p role="status" class={styles.status}>
-        {done}
-      </p>
-      {state.error && <ErrorNotice error={fromCombinedError(state.error)} />}
+      <FormOutcome error={state.error && fromCombinedError(state.error)}>{done}</FormOutcome>
     </form>
   );
 }

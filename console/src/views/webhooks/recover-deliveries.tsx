@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { fromCombinedError } from "../../api-error.ts";
-import { ErrorNotice } from "../../components/error-notice.tsx";
+import { FormOutcome } from "../../components/form-outcome.tsx";
 import { useRecover } from "./use-webhooks.ts";
 import styles from "./webhook-view.module.css";
 
@@ -45,10 +45,7 @@ export function RecoverDeliveries({ webhookId, createdAt, onRecovered }: { webho
           Recover
         </button>
       </div>
-      <p role="status" class={styles.status}>
-        {done}
-      </p>
-      {state.error && <ErrorNotice error={fromCombinedError(state.error)} />}
+      <FormOutcome error={state.error && fromCombinedError(state.error)}>{done}</FormOutcome>
     </form>
   );
 }
