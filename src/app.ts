@@ -216,7 +216,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   workers.push(
     scanRunner,
     scanQueue,
-    createDispatcher({ db, config, log, metrics, webhookSecrets, health, onFannedOut: feed.fannedOut }),
+    createDispatcher({ db, config, log, metrics, webhookSecrets, health, onFannedOut: feed.fannedOut, wantsFannedOut: feed.wantsEvents }),
     createEventRetention({ pool: db.pool, retentionDays: config.EVENT_RETENTION_DAYS, log: log.child({ worker: "event-retention" }), health }),
   );
   registerBacklogGauge(metrics.registry, db.pool);

@@ -114,6 +114,6 @@ function discard(tx: Transaction, err: unknown): void {
 export const isUniqueViolation = (err: unknown): boolean =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
 
-/** True when err is Prisma's foreign-key violation (P2003): what it points at is gone. */
+/** True when err is a foreign-key violation, Prisma's (P2003) or pg's (SQLSTATE 23503): what it points at is gone. */
 export const isForeignKeyViolation = (err: unknown): boolean =>
-  err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003";
+  (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003") || (err instanceof pg.DatabaseError && err.code === "23503");

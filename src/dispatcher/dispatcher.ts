@@ -29,7 +29,7 @@ import type { Metrics } from "../metrics.ts";
 import { claimDeliveries, type ClaimedDelivery } from "./claim.ts";
 import { createCoalescingLoop } from "./coalescing-loop.ts";
 import { createEndpointLimiter, endpointSignal, type EndpointLimits, type EndpointSignal } from "./endpoint-limiter.ts";
-import { fanOutEvents } from "./fan-out.ts";
+import { fanOutBatch } from "./fan-out.ts";
 import { createOutcomeRecorder } from "./outcome-recorder.ts";
 import type { Outcome } from "./record-outcomes.ts";
 import { decideOutcome, nextAttemptDelay } from "./retry-policy.ts";
@@ -82,6 +82,8 @@ export interface DispatcherOptions {
   tls?: { ca?: string | Buffer };
   /** Called with each batch of events fanned out, in log order (the live event feed). */
   onFannedOut?: (events: LoggedEvent[]) => void;
+  /** Whether onFannedOut wants the events now; when it does not, the fan-out does not read them back. */
+  wantsFannedOut?: () => boolean;
   resolveAll?: ResolveAll;
   random?: () => number;
 }
@@ -251,13 +253,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function fanOut(onBatch: () => void): Promise<number> {
     let total = 0;
     for (;;) {
-      const events = await fanOutEvents(pool, FAN_OUT_BATCH);
-      total += events.length;
-      if (events.length) {
-        onBatch();
-        options.onFannedOut?.(events);
-      }
-      if (events.length < FAN_OUT_BATCH) return total;
+      const wanted = options.onFannedOut !== undefined && (options.wantsFannedOut?.() ?? true);
+      const { fannedOut, events } = await fanOutBatch(pool, FAN_OUT_BATCH, wanted);
+      total += fannedOut;
+      if (fannedOut) onBatch();
+      if (events.length) options.onFannedOut?.(events);
+      if (fannedOut < FAN_OUT_BATCH) return total;
     }
   }
 

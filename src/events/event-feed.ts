@@ -18,6 +18,8 @@ export interface EventFeed {
   bus: EventBus;
   /** For the dispatcher: the events it just fanned out, in log order. */
   fannedOut(events: readonly LoggedEvent[]): void;
+  /** Whether fannedOut would use them: with Redis (other instances' subscribers), or once this instance's bus receives. */
+  wantsEvents(): boolean;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export function createEventFeed(deps: {
       // when it is back (db/redis.ts logs the outage once).
       if (redis) publishEvents(redis, events).catch((err: unknown) => deps.log.debug({ err }, "could not publish events to Redis"));
     },
+    wantsEvents: () => redis !== undefined || bus.receiving(),
     close: () => bus.close(),
   };
 }

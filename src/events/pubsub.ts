@@ -44,6 +44,8 @@ export interface EventBus {
   position(): number;
   /** Events fanned out by this instance, delivered without waiting for a notification. */
   offer(events: readonly LoggedEvent[]): void;
+  /** Whether offered events are taken: the bus receives from its first subscriber on (before, it would drop them). */
+  receiving(): boolean;
   close(): Promise<void>;
 }
 
@@ -147,6 +149,7 @@ export function createEventBus(deps: {
     listening,
     position: () => last,
     offer: (events) => hooks.offer(events),
+    receiving: () => receiving,
     async subscribe(accept = () => true) {
       await listening();
       const subscriber = new BusSubscriber(accept, (s) => subscribers.delete(s));

@@ -5,7 +5,7 @@ import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import type { EventEnvelope } from "../../src/events/catalog.ts";
 import { EVENTS_CHANNEL, recordEvent, recordEvents, type NewEvent } from "../../src/events/outbox.ts";
-import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
+import { fanOutBatch, fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import { createEventFeed } from "../../src/events/event-feed.ts";
 import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/log.ts";
@@ -98,6 +98,33 @@ it("feeds live subscribers every event of a large transaction, in the order they
     await reading;
     expect(received.map((e) => e.eventId)).toEqual(ids);
     expect(received.map((e) => (e.data as { title: string }).title)).toEqual(ids.map((_, i) => `live ${i}`));
+  } finally {
+    await bus.close();
+  }
+});
+
+it("fans out without reading the events back when no one here wants them; live subscribers still get each from the log", async () => {
+  while ((await fanOutEvents(db.queuePool, 500)).length > 0);
+  const bus = createEventFeed({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }).bus;
+  try {
+    const received: EventEnvelope[] = [];
+    const stream = await bus.subscribe();
+    const reading = (async () => {
+      for await (const event of stream) {
+        received.push(event);
+        if (received.length === 600) break;
+      }
+    })();
+    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 600 }, (_, i) => created(`counted ${i}`))));
+    const batches: { fannedOut: number; events: unknown[] }[] = [];
+    for (let batch = await fanOutBatch(db.queuePool, 500, false); batch.fannedOut > 0; batch = await fanOutBatch(db.queuePool, 500, false)) batches.push(batch);
+    expect(batches).toEqual([
+      { fannedOut: 500, events: [] },
+      { fannedOut: 100, events: [] },
+    ]);
+    // Numbered into the log, and the log's NOTIFY sent: the bus read them from there.
+    await reading;
+    expect(received.map((e) => e.eventId)).toEqual(ids);
   } finally {
     await bus.close();
   }

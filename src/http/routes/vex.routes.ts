@@ -2,6 +2,7 @@
 // vulnerabilities, and the decisions in force exported as OpenVEX or CycloneDX.
 import type Koa from "koa";
 import { z } from "zod";
+import type { ServiceContext } from "../../domain/context.ts";
 import { parseInput } from "../../domain/validation.ts";
 import { vexOutcomeSchema } from "../../domain/vulnerabilities/vex-outcome.view.ts";
 import { VEX_FORMATS } from "../../domain/vulnerabilities/vex-statement.ts";
@@ -29,10 +30,10 @@ const VEX_BODY: DocumentBody = {
 const formatQuery = z.enum(VEX_FORMATS);
 
 /** The request's VEX document, read off the event loop. */
-async function readVex(ctx: Koa.Context, format: string | undefined) {
-  const read = await readVexOffThread(await readDocumentBody(ctx, VEX_BODY), format);
+async function readVex(ctx: Koa.Context, svc: ServiceContext, format: string | undefined) {
+  const read = await readVexOffThread(await readDocumentBody(ctx, VEX_BODY), format, svc.pool);
   if (!read.ok) throw read.problem === "malformed_json" ? httpProblem("malformed_json", read.message) : invalid(read.message, read.errors);
-  return read.reading;
+  return read.document;
 }
 
 const TOOL = { name: "appsec-service", version: "0.1.0" };
@@ -56,7 +57,7 @@ export const vexRoutes: RouteDefinition[] = [
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
       const format = singleQuery(ctx, "format");
-      ctx.body = await vex.applyVex(svc, ctx.params.id!, () => readVex(ctx, format));
+      ctx.body = await vex.applyVex(svc, ctx.params.id!, () => readVex(ctx, svc, format));
     },
   },
   {

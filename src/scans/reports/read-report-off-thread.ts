@@ -5,11 +5,14 @@
 // Threads start with the first report and end 10 s after the last one, giving their heap back.
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
+import pg from "pg";
 import { Piscina } from "piscina";
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import type { VexDocument } from "../../domain/vulnerabilities/vex.service.ts";
+import type { VexTarget } from "../../domain/vulnerabilities/vex-transaction.ts";
 import type { ReadOptions } from "./report.ts";
-import type { ReadOutcome, ReadTask, VexOutcome, VexTask } from "./report-worker.ts";
+import type { ReadOutcome, ReadTask, VexApplyFailure, VexApplyOutcome, VexApplyRequest, VexReadOutcome, VexTask } from "./report-worker.ts";
 
 const compiled = import.meta.url.endsWith(".js");
 
@@ -90,10 +93,42 @@ export async function readReportOffThread(bytes: Buffer, format: string | undefi
   }
 }
 
-/** A VEX document's statements, read in the same threads (report-worker.ts's readVexTask). */
-export async function readVexOffThread(bytes: Buffer, format: string | undefined): Promise<VexOutcome> {
+export type VexRead = Exclude<VexReadOutcome, { ok: true }> | { ok: true; document: VexDocument };
+
+/** The apply's error as the worker described it, with what tells a connection failure or a constraint (its code). */
+function reviveFailure({ message, code, fromDatabase }: VexApplyFailure): Error {
+  const err = fromDatabase ? new pg.DatabaseError(message, 0, "error") : new Error(message);
+  return Object.assign(err, { code });
+}
+
+/**
+ * A VEX document, read in the same threads (report-worker.ts's applyVexTask), and applied there
+ * when asked, on a connection of its own to the pool's database: neither the document nor its
+ * rows ever come to this thread. The bytes move to the worker.
+ */
+export async function readVexOffThread(bytes: Buffer, format: string | undefined, database: pg.Pool): Promise<VexRead> {
   const own = movable(bytes);
-  return (await readers().run({ bytes: own, format } satisfies VexTask, { name: "readVexTask", transferList: [own.buffer as ArrayBuffer] })) as VexOutcome;
+  const { port1: port, port2 } = new MessageChannel();
+  const task: VexTask = { bytes: own, format, port: port2, databaseUrl: database.options.connectionString! };
+  const nextMessage = messagesOf(port, readers().run(task, { name: "applyVexTask", transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
+  const close = () => port.close();
+  try {
+    const outcome = (await nextMessage()) as VexReadOutcome;
+    if (!outcome.ok) {
+      close();
+      return outcome;
+    }
+    const apply = async ({ applicationId, by, at }: VexTarget) => {
+      port.postMessage({ applicationId, by, at: at.getTime() } satisfies VexApplyRequest);
+      const applied = (await nextMessage()) as VexApplyOutcome;
+      if (!applied.ok) throw reviveFailure(applied.failure);
+      return applied.counts;
+    };
+    return { ok: true, document: { errors: outcome.errors, apply, close } };
+  } catch (err) {
+    close();
+    throw err;
+  }
 }
 
 /** Ends the worker threads (graceful shutdown). */

@@ -6,4 +6,4 @@ import { register } from "tsx/esm/api";
 register();
 const worker = await import(new URL("./report-worker.ts", import.meta.url).href);
 export default worker.default;
-export const readVexTask = worker.readVexTask;
+export const applyVexTask = worker.applyVexTask;

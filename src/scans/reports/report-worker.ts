@@ -3,11 +3,15 @@
 // service's event loop. Over the task's port it first posts the ReadOutcome; then, each time the
 // reader asks ("next"), the next batch of findings, and null after the last. It maps a batch only
 // when asked, so the findings never pile up ahead of their writing, and ends when the reader
-// closes its end.
+// closes its end. A VEX document goes the same way (applyVexTask).
 import type { MessagePort } from "node:worker_threads";
+import pg from "pg";
+import type { VexCounts } from "../../domain/vulnerabilities/vex-plan.ts";
+import { applyVexReading } from "../../domain/vulnerabilities/vex-transaction.ts";
 import type { VexReading } from "../../domain/vulnerabilities/vex-statement.ts";
 import { DomainError, type FieldError } from "../../errors.ts";
 import { readVexDocument } from "../../vex/read-vex-document.ts";
+import { runInBackground } from "./background-priority.ts";
 import { readReportBytes, type ReportReading } from "./read-report-bytes.ts";
 import type { ReadOptions, ReportHeader } from "./report.ts";
 
@@ -22,22 +26,26 @@ export type ReadFailure = { ok: false; problem: "malformed_json"; message: strin
 
 export type ReadOutcome = { ok: true; report: ReportHeader } | ReadFailure;
 
+runInBackground();
+
+/** As the service's own connections (src/db/client.ts): a database that does not answer fails the apply. */
+const CONNECTION_TIMEOUT_MS = 3000;
+
 /** A reader that asks for nothing this long has gone (its transaction's own limit). */
 const READER_PATIENCE_MS = 120_000;
 
-/** Whether the reader asks for more, rather than closing its end (or going quiet). */
-function asked(port: MessagePort): Promise<boolean> {
+/** The reader's next message; undefined once it closed its end instead (or went quiet). */
+function nextMessage(port: MessagePort): Promise<unknown> {
   return new Promise((resolve) => {
-    const answer = (more: boolean) => () => {
-      port.off("message", onMessage);
+    const answer = (message: unknown) => {
+      port.off("message", answer);
       port.off("close", onClose);
       clearTimeout(timer);
-      resolve(more);
+      resolve(message);
     };
-    const onMessage = answer(true);
-    const onClose = answer(false);
+    const onClose = () => answer(undefined);
     const timer = setTimeout(onClose, READER_PATIENCE_MS);
-    port.on("message", onMessage);
+    port.on("message", answer);
     port.on("close", onClose);
   });
 }
@@ -61,17 +69,73 @@ function open({ bytes, format, checkoutPath }: ReadTask): { outcome: ReadOutcome
 export interface VexTask {
   bytes: Uint8Array;
   format?: string;
+  port: MessagePort;
+  /** The connection the apply's transaction opens (its own: none of the service's is usable in this thread). */
+  databaseUrl: string;
 }
 
-export type VexOutcome = { ok: true; reading: VexReading } | ReadFailure;
+export type VexReadOutcome = { ok: true; errors: FieldError[] } | ReadFailure;
 
-/** A VEX document's statements (src/vex/), read here for the same reason as a report: 10,000 statements take a few hundred ms to check. */
-export function readVexTask({ bytes, format }: VexTask): VexOutcome {
+/** What the service sends once the caller may apply the document to the application. */
+export interface VexApplyRequest {
+  applicationId: string;
+  by: string;
+  at: number;
+}
+
+/** An error of the apply, as data (errors do not cross threads with their class or code). */
+export interface VexApplyFailure {
+  message: string;
+  code?: string;
+  /** Whether Postgres answered it (pg's DatabaseError), rather than the connection failing. */
+  fromDatabase: boolean;
+}
+
+export type VexApplyOutcome = { ok: true; counts: VexCounts } | { ok: false; failure: VexApplyFailure };
+
+function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading?: VexReading } {
   try {
     const document: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-    return { ok: true, reading: readVexDocument(document, format) };
+    const reading = readVexDocument(document, format);
+    return { outcome: { ok: true, errors: reading.errors }, reading };
   } catch (err) {
-    return failureOf(err, "VEX document");
+    return { outcome: failureOf(err, "VEX document") };
+  }
+}
+
+/** Applies the document in a transaction on a connection of this thread's own, opened for it. */
+async function applyVex(reading: VexReading, databaseUrl: string, request: VexApplyRequest): Promise<VexApplyOutcome> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  client.on("error", () => {}); // a lost connection also fails the query in flight, which answers
+  try {
+    await client.connect();
+    return { ok: true, counts: await applyVexReading(client, reading, { ...request, at: new Date(request.at) }) };
+  } catch (err) {
+    const { message, code } = err as { message?: unknown; code?: unknown };
+    return { ok: false, failure: { message: String(message), code: typeof code === "string" ? code : undefined, fromDatabase: err instanceof pg.DatabaseError } };
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A VEX document, read here for the same reason as a report (10,000 statements take a few hundred
+ * ms to check), and applied from here (vex-transaction.ts): over the task's port it posts the
+ * VexReadOutcome; then, once the service asks, the VexApplyOutcome; and ends when the service
+ * closes its end.
+ */
+export async function applyVexTask(task: VexTask): Promise<void> {
+  const { port } = task;
+  try {
+    const { outcome, reading } = readVex(task);
+    port.postMessage(outcome);
+    // Until the service closes its end (at once on a failure), so that the task never ends before its message is taken.
+    const request = (await nextMessage(port)) as VexApplyRequest | undefined;
+    if (!request || !reading) return;
+    port.postMessage(await applyVex(reading, task.databaseUrl, request));
+    await nextMessage(port);
+  } finally {
+    port.close();
   }
 }
 
@@ -82,7 +146,7 @@ export default async function readReportTask(task: ReadTask): Promise<void> {
     port.postMessage(outcome);
     const batches = reading?.batches();
     // Until the reader closes its end, so that the task never ends before its last message is taken.
-    while (await asked(port)) {
+    while ((await nextMessage(port)) !== undefined) {
       const next = batches?.next();
       port.postMessage(next && !next.done ? next.value : null);
     }

@@ -1,0 +1,42 @@
+// What a VEX document does to an application (CONTRACT §13): from the statements and the
+// candidates (the application's vulnerabilities known by one of their ids, as the JSON text the
+// database answered) to the JSON text of every row the apply writes (vex-transaction.ts).
+import { decisionChunks, type DecisionChunk, type DecisionTarget } from "./decision-rows.ts";
+import { keptStatementRows } from "./kept-statement-rows.ts";
+import { matchStatements, type Matchable } from "./vex-matching.ts";
+import type { VexReading, VexStatement } from "./vex-statement.ts";
+
+export interface VexCounts {
+  /** Statements that changed at least one vulnerability. */
+  applied: number;
+  /** Statements that matched, changing nothing. */
+  unchanged: number;
+  /** Statements that matched nothing yet. */
+  pending: number;
+}
+
+export interface VexPlan extends VexCounts {
+  decisions: DecisionChunk[];
+  /** Every statement, kept for the findings to come (kept-statement-rows.ts). */
+  kept: string[];
+}
+
+type Candidate = DecisionTarget & Matchable;
+
+export const statementIds = (reading: VexReading): string => JSON.stringify([...new Set(reading.statements.flatMap((s) => s.ids))]);
+
+/** `candidates`: a JSON array of the vulnerabilities, as vex-transaction.ts reads them. */
+export async function planVex(reading: VexReading, candidates: string, by: string, at: Date): Promise<VexPlan> {
+  const targets = (JSON.parse(candidates) as (Candidate & { createdAt: string })[]).map((c): Candidate => ({ ...c, createdAt: new Date(c.createdAt) }));
+  const { decided, matched } = await matchStatements(reading.statements, targets);
+  const decisions = [...decided].map(([target, statement]) => ({ target, decision: statement.decision, by, statement }));
+  const { changed, chunks } = decisionChunks(decisions, { source: "vex", at });
+  const changing = new Set<VexStatement>(changed.map((d) => d.statement));
+  return {
+    applied: changing.size,
+    unchanged: matched.size - changing.size,
+    pending: reading.statements.length - matched.size,
+    decisions: chunks,
+    kept: keptStatementRows(reading.statements),
+  };
+}

@@ -1,0 +1,43 @@
+// The transaction that applies a VEX document (CONTRACT §13), run in the thread that read the
+// document (report-worker.ts) on a connection of its own: every change, its history row and its
+// vulnerability.updated, under the application's lock as a scan's results are (a VEX and a scan of
+// one application never interleave). Nothing of a large VEX then runs on the service's event loop,
+// neither its JavaScript nor the sending of its rows (several MiB of parameters).
+import type pg from "pg";
+import { inTransaction } from "../../db/pg-transaction.ts";
+import { writeDecisionChunk } from "./decisions.ts";
+import { keepStatementRows } from "./kept-statements.ts";
+import { planVex, statementIds, type VexCounts } from "./vex-plan.ts";
+import type { VexReading } from "./vex-statement.ts";
+
+/**
+ * The application's vulnerabilities known by one of the ids (a JSON array), as one JSON text. Not
+ * `aliases && ids`: that compares every alias with every id (10,000 × 10,000 took seconds); a hash
+ * join does not.
+ */
+const CANDIDATES = `
+  SELECT json_agg(json_build_object('id', id, 'applicationId', application_id, 'status', status, 'analysis', analysis,
+                                    'severity', severity, 'title', title, 'createdAt', created_at, 'aliases', aliases,
+                                    'location', location))::text AS candidates
+    FROM vulnerabilities
+   WHERE application_id = $1::uuid
+     AND id IN (SELECT v.id FROM vulnerabilities v, unnest(v.aliases) AS alias
+                 WHERE v.application_id = $1::uuid AND alias IN (SELECT jsonb_array_elements_text($2::jsonb)))`;
+
+export interface VexTarget {
+  applicationId: string;
+  /** Who sent the document: the token's subject. */
+  by: string;
+  at: Date;
+}
+
+export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget): Promise<VexCounts> {
+  return inTransaction(client, async () => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", [applicationId]);
+    const { rows } = await client.query<{ candidates: string | null }>(CANDIDATES, [applicationId, statementIds(reading)]);
+    const plan = await planVex(reading, rows[0]?.candidates ?? "[]", by, at);
+    for (const chunk of plan.decisions) await writeDecisionChunk(client, chunk, { source: "vex", at });
+    for (const kept of plan.kept) await keepStatementRows(client, applicationId, kept, by, at);
+    return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };
+  });
+}

@@ -1,0 +1,53 @@
+// A VEX document is applied in the worker thread that read it, on a connection of its own
+// (read-report-off-thread.ts, vex-transaction.ts). Its failures come back to the service's thread
+// as errors the service tells apart as it does its own: a connection that fails is the database
+// being unavailable (503), a foreign key violation the application being gone (404).
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { isConnectionError } from "../../src/db/database-health.ts";
+import { isForeignKeyViolation } from "../../src/db/client.ts";
+import { readVexOffThread } from "../../src/scans/reports/read-report-off-thread.ts";
+import { openVex, statement } from "../helpers/vex-documents.ts";
+import { freePort } from "../helpers/service-process.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const document = () => Buffer.from(JSON.stringify(openVex([statement("CVE-2021-44228", "not_affected")])));
+
+async function applied(database: pg.Pool, applicationId: string) {
+  const read = await readVexOffThread(document(), undefined, database);
+  if (!read.ok) throw new Error(`not read: ${read.message}`);
+  try {
+    return await read.document.apply({ applicationId, by: "alice", at: new Date() });
+  } finally {
+    read.document.close();
+  }
+}
+
+it("applies on its own connection, and keeps a statement that matches nothing yet", async () => {
+  const app = (await t.request("POST", "/applications", { body: { name: "off-thread" } })).body.id as string;
+  expect(await applied(t.app.db.pool, app)).toEqual({ applied: 0, unchanged: 0, pending: 1 });
+  expect(await t.app.db.prisma.vexStatement.count({ where: { applicationId: app } })).toBe(1);
+});
+
+it("fails with a foreign key violation when the application is gone", async () => {
+  const failure = await applied(t.app.db.pool, randomUUID()).catch((err: unknown) => err);
+  expect(isForeignKeyViolation(failure)).toBe(true);
+  expect(isConnectionError(failure)).toBe(false);
+});
+
+it("fails as a connection error when the database cannot be reached", async () => {
+  const nowhere = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere` });
+  try {
+    const failure = await applied(nowhere, randomUUID()).catch((err: unknown) => err);
+    expect(isConnectionError(failure)).toBe(true);
+    expect(isForeignKeyViolation(failure)).toBe(false);
+  } finally {
+    await nowhere.end();
+  }
+});
