@@ -259,7 +259,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
           workers,
           graphqlWs,
           liveStreams,
-          abandonRequests: () => db.endConnectionsInUse(),
+          abandonRequests() {
+            db.endConnectionsInUse();
+            // A VEX being applied has a connection of its own in a report thread: ending the threads ends it.
+            void closeReportReaders();
+          },
           async release() {
             await feed.close();
             await redis?.quit().catch(() => redis.disconnect());

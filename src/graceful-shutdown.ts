@@ -23,7 +23,7 @@ export interface ShutdownSteps {
   workers: readonly BackgroundWorker[];
   graphqlWs: readonly GraphqlWsServer[];
   liveStreams: LiveStreams;
-  /** Ends the database connections of requests still running when the grace period is over. */
+  /** Ends the database connections of requests still running when the grace period is over (their transactions roll back). */
   abandonRequests(): void;
   /** What is left once no connection remains: the event feed, Redis, the report readers, the database. */
   release(): Promise<void>;

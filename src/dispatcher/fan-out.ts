@@ -54,7 +54,6 @@ const fanOutTransaction = (batchSize: number, returning: boolean) => `
   ${returning ? RETURNING_EVENTS : RETURNING_COUNT};
   COMMIT`;
 
-
 /**
  * Fans out up to `batchSize` events; returns how many, and, when `returning`, the events in log order.
  * Without, the rows do not come back at all: decoding a batch is most of its cost to this process

@@ -82,7 +82,7 @@ function nodeOf(npm: ServiceProcess): number {
 // --- clients ---
 
 /** A request on a new connection (no pooled keep-alive socket the server may just have closed). */
-function freshRequest(method: string, url: string, headers: Record<string, string> = {}): Promise<{ status: number; connection?: string; body: string }> {
+function freshRequest(method: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; connection?: string; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .request(url, { method, agent: false, headers }, (res) => {
@@ -91,7 +91,7 @@ function freshRequest(method: string, url: string, headers: Record<string, strin
         res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
       })
       .on("error", reject)
-      .end();
+      .end(body);
   });
 }
 
@@ -283,6 +283,8 @@ it("cuts the requests still running when the grace period is over, and nothing o
   // Two requests whose transactions write, then wait for locks held here: an upload (its scan and
   // scan.started written, it waits for the lock completing a scan of its application takes) and an
   // application's deletion (the application deleted, it waits to take its id out of the policy).
+  // And a VEX, applied by a report thread on a connection of its own, waiting for the same
+  // application's lock before it writes its statement.
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   onCleanup(() => holder.end());
@@ -298,12 +300,18 @@ it("cuts the requests still running when the grace period is over, and nothing o
      ORDER BY c.relname`;
   await eventually(async () => (await db.query(waitingAfterWriting)).rows.length === 2);
   expect((await db.query(waitingAfterWriting)).rows).toEqual([{ relname: "applications" }, { relname: "scans" }]);
+  const vexWaiters = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
+  const advisoryBefore = (await db.query(vexWaiters)).rows[0].n as number;
+  const openVex = { "@context": "https://openvex.dev/ns/v0.2.0", "@id": "urn:uuid:0b0b0b0b-0000-4000-8000-000000000001", author: "shutdown-test", timestamp: new Date().toISOString(), version: 1, statements: [{ vulnerability: { name: "CVE-2021-44228" }, status: "not_affected", justification: "component_not_present" }] };
+  const vex = freshRequest("POST", `${service.baseUrl}/applications/${uploadedTo}/vex`, { ...auth, "content-type": "application/json" }, JSON.stringify(openVex));
+  await eventually(async () => (await db.query(vexWaiters)).rows[0].n === advisoryBefore + 1);
 
   const signalled = Date.now();
   service.child.kill("SIGTERM");
   expect(await upload.answer).toEqual({ error: "ECONNRESET" }); // cut: no answer
   await expect(deletion).rejects.toMatchObject({ code: "ECONNRESET" });
-  expect(await untilLogged(service, /^grace period over/)).toMatchObject({ requests: 2, graceMs: 1000 });
+  await expect(vex).rejects.toMatchObject({ code: "ECONNRESET" });
+  expect(await untilLogged(service, /^grace period over/)).toMatchObject({ requests: 3, graceMs: 1000 });
   expect(Date.now() - signalled).toBeGreaterThanOrEqual(1000);
   // The locks are free at once: had the cut requests kept their database connections, their
   // transactions would now commit with nobody to answer. They find them gone and roll back.
@@ -316,6 +324,7 @@ it("cuts the requests still running when the grace period is over, and nothing o
   const count = async (sql: string, id: string) => (await db.query(sql, [id])).rows[0].n as number;
   expect(await count("SELECT count(*)::int AS n FROM scans WHERE application_id = $1", uploadedTo)).toBe(0);
   expect(await count("SELECT count(*)::int AS n FROM events WHERE application_id = $1", uploadedTo)).toBe(0);
+  expect(await count("SELECT count(*)::int AS n FROM vex_statements WHERE application_id = $1", uploadedTo)).toBe(0);
   expect(await count("SELECT count(*)::int AS n FROM applications WHERE id = $1", deleted)).toBe(1);
   expect(await count("SELECT count(*)::int AS n FROM policies WHERE $1 = ANY(application_ids)", deleted)).toBe(1);
 }, 60_000);
