@@ -7,8 +7,10 @@
 // service first replays what was committed meanwhile, in order, then goes on live; the views apply
 // replayed payloads as they apply live ones. graphql-ws would re-send each subscription as it was
 // first sent, so this module takes them off the dropped socket itself and opens them anew. A
-// subscription that cannot resume (no payload yet, so no cursor; or the service refuses the cursor:
-// CURSOR_EXPIRED, past retention) subscribes again from now and asks its view to refetch (`onStale`).
+// subscription starts from the log's head (`eventLogHead`, asked on the socket first), so it has a
+// cursor before its first payload. One that cannot resume (the service refuses its cursor:
+// CURSOR_EXPIRED, past retention) subscribes again from the head and asks its view to refetch
+// (`onStale`); so does one whose head could not be read.
 import { stringifyDocument } from "@urql/core";
 import type { TadaDocumentNode } from "gql.tada";
 import { createClient, type Client } from "graphql-ws";
@@ -71,9 +73,13 @@ interface Active {
   cursor?: string;
   /** Whether the current graphql-ws subscription was opened with `after`. */
   resumed: boolean;
+  /** Asking for the head before (re)opening: a reconnection meanwhile must not open it twice. */
+  opening?: boolean;
   /** Ends the current graphql-ws subscription; none while it is off a dropped socket. */
   release?: () => void;
 }
+
+const HEAD = "query EventLogHead { eventLogHead }";
 
 /** Codes with which the service refuses a resumed subscription's cursor (see the note in `open`). */
 const REFUSED_CURSOR = new Set(["CURSOR_EXPIRED", "BAD_USER_INPUT"]);
@@ -142,10 +148,33 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     },
   });
 
-  /** Subscribes again after a drop: from its cursor when it has one, else from now with a refetch. */
+  /** The cursor of the log's head, asked on the socket; undefined when it cannot be had. */
+  function head(): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      let cursor: string | undefined;
+      client.subscribe<{ eventLogHead: string }>(
+        { query: HEAD },
+        { next: (result) => (cursor = result.data?.eventLogHead), error: () => resolve(undefined), complete: () => resolve(cursor) },
+      );
+    });
+  }
+
+  /** Opens the subscription from the log's head, which becomes its cursor; from now without one if the head cannot be had. */
+  function openFromHead(sub: Active) {
+    sub.opening = true;
+    void head().then((cursor) => {
+      sub.opening = false;
+      if (!active.has(sub) || sub.release) return;
+      sub.cursor = cursor;
+      open(sub, cursor);
+    });
+  }
+
+  /** Subscribes again after a drop: from its cursor when it has one, else from the head with a refetch. */
   function reopen(sub: Active) {
+    if (sub.opening) return;
     if (sub.cursor !== undefined) return open(sub, sub.cursor);
-    open(sub, undefined);
+    openFromHead(sub);
     counted("refetched");
     sub.handlers.onStale();
   }
@@ -195,7 +224,9 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
         resumed: false,
       };
       active.add(sub);
-      open(sub, (variables.after as string | null | undefined) ?? undefined);
+      const after = (variables.after as string | null | undefined) ?? undefined;
+      if (after === undefined) openFromHead(sub);
+      else open(sub, (sub.cursor = after));
       return () => {
         active.delete(sub);
         sub.release?.();

@@ -61,6 +61,9 @@ function watchFrames(page: Page): { sent: Frame[]; received: Frame[] } {
   return { sent, received };
 }
 
+/** Whether a sent `subscribe` frame asks for `field` (the page's subscriptions, and the head queries before them). */
+const asking = (field: string) => (f: Frame) => String(f.message.payload?.query ?? "").includes(field);
+
 /** A page signed in through the development link (the token in the fragment), at `path`. */
 async function signedIn(pathname = "/", origin = t.baseUrl, prepare?: (page: Page) => void): Promise<Page> {
   const p = await openPage(browser, origin);
@@ -263,7 +266,7 @@ describe("the console", () => {
       await scanned(app.id, ["sast"]);
       const scans = page.getByRole("table", { name: /Scans/ });
       await scans.getByRole("row", { name: /sast/ }).getByText("completed").waitFor();
-      const lastSeen = frames.received.filter((f) => f.message.type === "next").at(-1)!.message.payload.data.scanUpdated;
+      const lastSeen = frames.received.filter((f) => f.message.type === "next" && f.message.payload.data?.scanUpdated).at(-1)!.message.payload.data.scanUpdated;
       expect(lastSeen).toMatchObject({ status: "COMPLETED", cursor: expect.any(String) });
 
       proxy.cut();
@@ -278,18 +281,20 @@ describe("the console", () => {
       await page.getByRole("status").filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." }).waitFor();
       expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
-      // Through resume: the subscription was sent again on the new socket with `after` = the last cursor seen...
+      // Through resume: the subscription was sent again on the new socket with `after` = the last cursor seen
+      // (and the page's other one, vulnerabilityUpdated, with the head it started from: neither asked for the head again)...
       const resubscribed = frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe");
-      expect(resubscribed).toHaveLength(1);
-      expect(resubscribed[0]!.message.payload.variables).toEqual({ applicationId: app.id, after: lastSeen.cursor });
+      expect(resubscribed.filter(asking("scanUpdated")).map((f) => f.message.payload.variables)).toEqual([{ applicationId: app.id, after: lastSeen.cursor }]);
+      expect(resubscribed.filter(asking("vulnerabilityUpdated")).map((f) => f.message.payload.variables)).toEqual([{ applicationId: app.id, after: expect.any(String) }]);
+      expect(resubscribed.filter(asking("eventLogHead"))).toEqual([]);
       // ...the service replayed the scan's start and completion on it...
-      const replayed = frames.received.filter((f) => f.at >= restoredAt && f.message.type === "next").map((f) => f.message.payload.data.scanUpdated);
+      const replayed = frames.received.filter((f) => f.at >= restoredAt && f.message.type === "next" && f.message.payload.data?.scanUpdated).map((f) => f.message.payload.data.scanUpdated);
       expect(replayed.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
         [sca[0], "RUNNING"],
         [sca[0], "COMPLETED"],
       ]);
       // ...and no query was sent before the replayed completion arrived (which then refreshes the counts).
-      const completionAt = frames.received.find((f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated.status === "COMPLETED")!.at;
+      const completionAt = frames.received.find((f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated?.status === "COMPLETED")!.at;
       expect(graphqlPosts.filter((at) => at >= restoredAt && at <= completionAt)).toEqual([]);
 
       // The notice, as every state of a view: no serious axe-core violation, no sideways scroll at 375 px.
@@ -303,7 +308,7 @@ describe("the console", () => {
     }
   });
 
-  it("falls back to a refetch when there is no cursor to resume from, or the service refuses it (expired)", async () => {
+  it("resumes from the log's head before its first payload; falls back to a refetch when the service refuses the cursor (expired)", async () => {
     const proxy = await startTcpProxy(Number(new URL(t.baseUrl).port));
     try {
       const app = await createApplication();
@@ -312,16 +317,24 @@ describe("the console", () => {
       await page.getByText("No scans yet").waitFor();
       const scans = page.getByRole("table", { name: /Scans/ });
 
-      // No payload yet, so no cursor: subscribed again from now, and the view refetches.
+      // No payload yet, but a cursor: the head of the log the subscription started from (eventLogHead,
+      // asked first). Resumed from there: what happened meanwhile is replayed, nothing refetched.
+      const heads = frames.received.filter((f) => f.message.payload?.data?.eventLogHead).map((f) => f.message.payload.data.eventLogHead);
+      const startedAfter = frames.sent
+        .filter((f) => f.message.type === "subscribe" && f.message.payload.variables?.applicationId === app.id)
+        .filter(asking("scanUpdated"))
+        .map((f) => f.message.payload.variables.after);
+      expect(startedAfter).toEqual([expect.any(String)]);
+      expect(heads).toContain(startedAfter[0]);
       proxy.cut();
       await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
       await scanned(app.id, ["sca"]);
       let restoredAt = Date.now();
       proxy.restore();
       await scans.getByRole("row", { name: /sca/ }).getByText("completed").waitFor({ timeout: 15_000 });
-      await page.getByRole("status").filter({ hasText: "Reconnected: this page's data was reloaded" }).waitFor();
-      expect(frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe").map((f) => f.message.payload.variables)).toEqual([
-        { applicationId: app.id, after: null },
+      await page.getByRole("status").filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." }).waitFor();
+      expect(frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe").filter(asking("scanUpdated")).map((f) => f.message.payload.variables)).toEqual([
+        { applicationId: app.id, after: startedAfter[0] },
       ]);
 
       // A cursor past retention: the service answers CURSOR_EXPIRED; the view refetches instead.
@@ -340,10 +353,12 @@ describe("the console", () => {
       const onThird = (f: Frame) => f.at >= restoredAt;
       const refused = frames.received.filter(onThird).find((f) => f.message.type === "next" && f.message.payload.errors);
       expect(refused?.message.payload.errors[0].extensions.code).toBe("CURSOR_EXPIRED");
-      expect(frames.sent.filter(onThird).filter((f) => f.message.type === "subscribe").map((f) => f.message.payload.variables.after)).toEqual([
-        expect.any(String),
-        null,
-      ]);
+      // Refused, then from the head again (asked anew): a cursor for the next drop, and a refetch for this one.
+      const resent = frames.sent.filter(onThird).filter((f) => f.message.type === "subscribe");
+      const afters = resent.filter(asking("scanUpdated")).map((f) => f.message.payload.variables.after);
+      expect(afters).toEqual([expect.any(String), expect.any(String)]);
+      expect(afters[1]).not.toBe(afters[0]);
+      expect(resent.filter(asking("eventLogHead")).length).toBeGreaterThan(0);
       await page.getByRole("status").filter({ hasText: "Reconnected: this page's data was reloaded" }).waitFor();
       expect(await page.getByRole("alert").count()).toBe(0);
     } finally {

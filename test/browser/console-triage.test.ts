@@ -1,7 +1,9 @@
 // The application view's triage in a real Chromium against a real service, by accessible role and
-// name: a vulnerability's analysis and history after a triage made through the API, the trend of
-// open vulnerabilities with its numbers as text, and a VEX document uploaded with the file picker.
+// name: a vulnerability's analysis and history after a triage made through the API, another
+// client's triage showing live, the trend of open vulnerabilities with its numbers as text, and a
+// VEX document uploaded with the file picker.
 import type { Browser, Locator, Page } from "playwright-core";
+import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { launchBrowser, openPage, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { cyclonedxReport, type ScannedVulnerability } from "../helpers/vex-documents.ts";
@@ -11,7 +13,8 @@ let browser: Browser;
 const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "0" }), launchBrowser()]);
+  // The dispatcher runs: it fans committed events out to the live subscriptions.
+  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "0" }, { workers: [DISPATCHER_NAME] }), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -117,6 +120,29 @@ describe("a vulnerability's analysis and history", () => {
 
     await details.click();
     await history.waitFor({ state: "detached" });
+  });
+});
+
+describe("another client's triage", () => {
+  it("shows in an open application view without a reload: the status and an open history", async () => {
+    const app = await reportedApplication([LOG4SHELL, LODASH]);
+    const page = await signedIn(app);
+    const row = vulnerabilityRow(page, LODASH.id);
+    await row.getByText("open").waitFor();
+    const [stored] = (await t.request("GET", `/applications/${app}/vulnerabilities?status=open&severity=high`)).body;
+    await row.getByRole("button", { name: `Details of ${stored.title}` }).click();
+    const history = page.getByRole("table", { name: new RegExp(`^History of ${stored.title.replace(/[.@]/g, "\\$&")}`) });
+    await history.waitFor();
+    expect(await history.getByRole("row").count()).toBe(2);
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+
+    await applyVex(app, [notAffected(LODASH.id, LODASH.purl)], "bob");
+
+    await row.getByText("accepted").waitFor();
+    await history.getByRole("row").nth(2).waitFor();
+    expect((await history.getByRole("row").nth(2).getByRole("cell").allInnerTexts()).map((s) => s.trim()).slice(0, 4)).toEqual(["open", "accepted", "vex", "bob"]);
+    // Refetched queries, not a reload: the page went on with the same document.
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
   });
 });
 

@@ -171,6 +171,34 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     }
   });
 
+  it("start from eventLogHead: after it, every event committed since it was read, and only those; it needs an event read scope", async () => {
+    const app = newId();
+    await burst(app, 10);
+    await logOf(app, undefined, 10); // in the log, before the head is read
+    const head = await t.request("POST", "/graphql", { body: { query: "{ eventLogHead }" } });
+    const after = head.body.data.eventLogHead as string;
+    await burst(app, 20); // after the head was read, before the subscription
+    const received: Received[] = [];
+    const client = wsClient(t, await bearer());
+    try {
+      client.subscribe<{ events: Received }>({ query: QUERY, variables: { app, after } }, {
+        next: ({ data }) => void received.push(data!.events),
+        error: () => {},
+        complete: () => {},
+      });
+      await eventually(async () => received.length >= 20);
+      await burst(app, 5); // live
+      await eventually(async () => received.length >= 25);
+      await new Promise((r) => setTimeout(r, 200));
+      const log = (await logOf(app, undefined, 35)).filter((e) => e.type === "scan.completed");
+      expect(received.map((e) => e.eventId)).toEqual(log.slice(10).map((e) => e.id));
+    } finally {
+      await client.dispose();
+    }
+    const forbidden = await t.request("POST", "/graphql", { body: { query: "{ eventLogHead }" }, token: await t.token(["applications:read"]) });
+    expect(forbidden.body.errors[0].extensions.code).toBe("FORBIDDEN");
+  });
+
   it("answer a cursor that is not one with BAD_USER_INPUT", async () => {
     const client = wsClient(t, await bearer());
     try {

@@ -3,7 +3,7 @@
 // a subscription that resumes with a cursor starts with.
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
-import { decodeEventCursor, encodeEventCursor, readLog, type LoggedEvent, type LogPage } from "../../events/event-log.ts";
+import { decodeEventCursor, encodeEventCursor, readHead, readLog, type LoggedEvent, type LogPage } from "../../events/event-log.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
@@ -80,6 +80,16 @@ export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Pro
   checkCursor(after, page);
   const endCursor = encodeEventCursor(page.readThrough);
   return { events: page.events, nextCursor: page.atHead ? null : endCursor, endCursor, limit };
+}
+
+/**
+ * The cursor of the log's newest event now. A subscription given it as `after` receives every event
+ * committed from now on, and has a cursor to resume from before its first payload (a live view that
+ * drops then replays what it missed instead of refetching).
+ */
+export async function headCursor(ctx: ServiceContext): Promise<string> {
+  requireAnyScope(ctx.actor, EVENT_READ_SCOPES);
+  return encodeEventCursor(await readHead(ctx.pool));
 }
 
 /** Events a replay reads per statement. */

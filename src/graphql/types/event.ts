@@ -2,7 +2,7 @@
 // stream it live, each first replaying what was committed after its `after` cursor when it has one
 // (sharedSubscriptions() decides how each execution streams: EventStreamMode). Who may receive what,
 // and which events each keeps, is the domain's (event-subscriptions.ts, event-log.service.ts).
-import { openReplay, readEvents } from "../../domain/events/event-log.service.ts";
+import { headCursor, openReplay, readEvents } from "../../domain/events/event-log.service.ts";
 import { openEventSubscription, type EventSubscriptionFilter } from "../../domain/events/event-subscriptions.ts";
 import type { Analysis } from "../../domain/vulnerabilities/analysis.ts";
 import {
@@ -122,6 +122,12 @@ const AFTER_DESCRIPTION =
 const EventConnection = plainConnection(EventEnvelopeRef, "Event");
 
 builder.queryFields((t) => ({
+  eventLogHead: t.string({
+    description:
+      "The cursor of the newest event in the log now (extension). A subscription given it as `after` receives everything committed from " +
+      "now on and can resume after a drop before its first payload. Needs a read scope of some event type.",
+    resolve: (_root, _args, ctx) => headCursor(ctx.service),
+  }),
   events: t.field({
     type: EventConnection,
     description:

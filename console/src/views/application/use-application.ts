@@ -67,14 +67,22 @@ const ApplicationVulnerabilities = graphql(`
   }
 `);
 
+/** Another client's triage (a VEX document, a report's decision): only that something changed matters here. */
+const VulnerabilityUpdated = graphql(`
+  subscription VulnerabilityUpdated($applicationId: ID, $after: String) {
+    vulnerabilityUpdated(applicationId: $applicationId, after: $after) { cursor id }
+  }
+`);
+
 export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["scans"]["edges"][number]["node"];
 export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
 
 /**
  * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
- * count of refreshes the queries below follow (a scan finished: findings, counts and gate changed;
- * or a drop could not be bridged by a replay). `refresh` asks for one, after this page's own write
- * (a VEX document applied).
+ * count of refreshes the queries below follow (a scan finished, or a vulnerability's status or
+ * analysis changed, whoever changed it: findings, counts, gate and history changed; or a drop could
+ * not be bridged by a replay). `refresh` asks for one, after this page's own write (a VEX document
+ * applied). A VEX of 10,000 statements is 10,000 events: refreshes are coalesced (one per 200 ms).
  */
 export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
@@ -88,6 +96,7 @@ export function useApplicationLive(applicationId: string) {
     // A drop the replay could not bridge: what the queries showed may be out of date.
     onStale: () => setRefreshes((n) => n + 1),
   });
+  useLiveSubscription(VulnerabilityUpdated, { applicationId }, { onData: refresh, onStale: () => setRefreshes((n) => n + 1) });
   return { events, refreshes, refresh };
 }
 
