@@ -78,43 +78,45 @@ it("sends nothing for a rolled-back transaction", async () => {
   expect(notifications).toHaveLength(1); // the marker's
 });
 
-it("feeds live subscribers every event of a large transaction, in the order they happened, over several pages", async () => {
-  const fanOutAll = async () => {
-    while ((await fanOutEvents(db.queuePool, 500)).length > 0);
-  };
-  await fanOutAll(); // the other tests' events: in the log before this one's subscriber starts
+const fanOutAll = async () => {
+  while ((await fanOutEvents(db.queuePool, 500)).length > 0);
+};
+
+/**
+ * A live feed on the test's database, subscribed once every event so far is in the log: `received`
+ * resolves with the next `count` events it delivers.
+ */
+async function liveFeed(count: number) {
+  await fanOutAll(); // the other tests' events: in the log before this subscriber starts
   const bus = createEventFeed({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }).bus;
+  const stream = await bus.subscribe();
+  const received = (async () => {
+    const events: EventEnvelope[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (events.length === count) break;
+    }
+    return events;
+  })();
+  return { received, close: () => bus.close() };
+}
+
+it("feeds live subscribers every event of a large transaction, in the order they happened, over several pages", async () => {
+  const feed = await liveFeed(2_500);
   try {
-    const received: EventEnvelope[] = [];
-    const stream = await bus.subscribe();
-    const reading = (async () => {
-      for await (const event of stream) {
-        received.push(event);
-        if (received.length === 2_500) break;
-      }
-    })();
     const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 2_500 }, (_, i) => created(`live ${i}`))));
     await fanOutAll();
-    await reading;
+    const received = await feed.received;
     expect(received.map((e) => e.eventId)).toEqual(ids);
     expect(received.map((e) => (e.data as { title: string }).title)).toEqual(ids.map((_, i) => `live ${i}`));
   } finally {
-    await bus.close();
+    await feed.close();
   }
 });
 
 it("fans out without reading the events back when no one here wants them; live subscribers still get each from the log", async () => {
-  while ((await fanOutEvents(db.queuePool, 500)).length > 0);
-  const bus = createEventFeed({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }).bus;
+  const feed = await liveFeed(600);
   try {
-    const received: EventEnvelope[] = [];
-    const stream = await bus.subscribe();
-    const reading = (async () => {
-      for await (const event of stream) {
-        received.push(event);
-        if (received.length === 600) break;
-      }
-    })();
     const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 600 }, (_, i) => created(`counted ${i}`))));
     const batches: { fannedOut: number; events: unknown[] }[] = [];
     for (let batch = await fanOutBatch(db.queuePool, 500, false); batch.fannedOut > 0; batch = await fanOutBatch(db.queuePool, 500, false)) batches.push(batch);
@@ -123,9 +125,8 @@ it("fans out without reading the events back when no one here wants them; live s
       { fannedOut: 100, events: [] },
     ]);
     // Numbered into the log, and the log's NOTIFY sent: the bus read them from there.
-    await reading;
-    expect(received.map((e) => e.eventId)).toEqual(ids);
+    expect((await feed.received).map((e) => e.eventId)).toEqual(ids);
   } finally {
-    await bus.close();
+    await feed.close();
   }
 });

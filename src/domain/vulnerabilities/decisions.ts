@@ -6,8 +6,6 @@ import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import { recordEventRows } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
 
-export type { DecisionTarget } from "./decision-rows.ts";
-
 /** The rows ($1, JSON text), and their history from the same parameter. */
 const WRITE_DECISIONS = `
   WITH d AS (

@@ -5,7 +5,8 @@
 import type { Tx } from "../../db/client.ts";
 import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import type { Decision } from "./analysis.ts";
-import { writeDecisions, type DecisionTarget } from "./decisions.ts";
+import type { DecisionTarget } from "./decision-rows.ts";
+import { writeDecisions } from "./decisions.ts";
 import { matchStatements, type Matchable } from "./vex-matching.ts";
 
 /** The statements of $2 (kept-statement-rows.ts, as JSON text), for application $1, as $3 made them at $4. */

@@ -60,13 +60,20 @@ function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unkno
 /** Only a buffer that owns its whole memory can be moved to a thread; a pooled small one is copied. */
 const movable = (bytes: Buffer): Buffer => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes));
 
-/** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
-export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReportRead> {
+/**
+ * Runs a reading task (`name`, the worker's default export when absent) with the bytes moved to it
+ * and a port of its own: this side's end of the port, its messages in order, and how to end it.
+ */
+function startTask(bytes: Buffer, task: (own: Buffer, port: MessagePort) => ReadTask | VexTask, name?: string) {
   const own = movable(bytes);
   const { port1: port, port2 } = new MessageChannel();
-  const task: ReadTask = { bytes: own, format, ...options, port: port2 };
-  const nextMessage = messagesOf(port, readers().run(task, { transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
-  const close = () => port.close();
+  const nextMessage = messagesOf(port, readers().run(task(own, port2), { name, transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
+  return { port, nextMessage, close: () => port.close() };
+}
+
+/** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
+export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReportRead> {
+  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, ...options, port: port2 }));
   try {
     const outcome = (await nextMessage()) as ReadOutcome;
     if (!outcome.ok) {
@@ -107,11 +114,8 @@ function reviveFailure({ message, code, fromDatabase }: VexApplyFailure): Error 
  * rows ever come to this thread. The bytes move to the worker.
  */
 export async function readVexOffThread(bytes: Buffer, format: string | undefined, database: pg.Pool): Promise<VexRead> {
-  const own = movable(bytes);
-  const { port1: port, port2 } = new MessageChannel();
-  const task: VexTask = { bytes: own, format, port: port2, databaseUrl: database.options.connectionString! };
-  const nextMessage = messagesOf(port, readers().run(task, { name: "applyVexTask", transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
-  const close = () => port.close();
+  const databaseUrl = database.options.connectionString!;
+  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, port: port2, databaseUrl }), "applyVexTask");
   try {
     const outcome = (await nextMessage()) as VexReadOutcome;
     if (!outcome.ok) {

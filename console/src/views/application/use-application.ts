@@ -1,8 +1,9 @@
 import { useQuery } from "@urql/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { useCoalesced } from "../../coalesce.ts";
 import { graphql, type ResultOf, type VariablesOf } from "../../graphql.ts";
 import { useLiveSubscription } from "../../live.ts";
+import { useRefreshed } from "../../refreshed.ts";
 import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
 
 const ApplicationDetails = graphql(`
@@ -98,14 +99,6 @@ export function useApplicationLive(applicationId: string) {
   });
   useLiveSubscription(VulnerabilityUpdated, { applicationId }, { onData: refresh, onStale: () => setRefreshes((n) => n + 1) });
   return { events, refreshes, refresh };
-}
-
-/** A query refetched from the network on every refresh after the first render. */
-function useRefreshed<Q>(result: Q, refetch: (opts: { requestPolicy: "network-only" }) => void, refreshes: number): Q {
-  useEffect(() => {
-    if (refreshes > 0) refetch({ requestPolicy: "network-only" });
-  }, [refreshes]);
-  return result;
 }
 
 export function useApplicationDetails(id: string, refreshes: number) {

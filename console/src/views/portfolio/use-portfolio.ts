@@ -1,8 +1,9 @@
 import { useQuery } from "@urql/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { useCoalesced } from "../../coalesce.ts";
 import { graphql, type ResultOf } from "../../graphql.ts";
 import { useLiveSubscription } from "../../live.ts";
+import { useRefreshed } from "../../refreshed.ts";
 import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
 
 const Portfolio = graphql(`
@@ -53,8 +54,5 @@ export function usePortfolioLive() {
 /** One page of applications (the first when `after` is null), refetched on each refresh. */
 export function usePortfolioPage(after: string | null, refreshes: number) {
   const [result, refetch] = useQuery({ query: Portfolio, variables: { first: PAGE_SIZE, after } });
-  useEffect(() => {
-    if (refreshes > 0) refetch({ requestPolicy: "network-only" });
-  }, [refreshes]);
-  return result;
+  return useRefreshed(result, refetch, refreshes);
 }
