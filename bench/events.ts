@@ -8,7 +8,8 @@
 //      committed at BENCH_EVENTS_LIVE_RATE (50/s) one per transaction, measured alone and then while
 //      one more subscriber catches up on the whole log, in the same run (the ratio of the p99s). The
 //      catching-up subscriber runs in a worker thread (catch-up-client.ts), so that its messages do not
-//      delay the timing of the others' in this process.
+//      delay the timing of the others' in this process; the thread is started and connected before the
+//      phase begins.
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
 import { Worker } from "node:worker_threads";
 import { createClient, type Client } from "graphql-ws";
@@ -61,13 +62,22 @@ export async function runEventsBench(): Promise<void> {
   await waitForHead(LOG);
   console.log(`${LOG.toLocaleString("en")} events committed and numbered into the log in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
 
-  /** A subscriber (in a worker thread) that replays the log from its start; resolves when it has `count` events. */
-  function catchUp(count: number): Promise<{ seconds: number; received: number; repeated: number }> {
+  type CatchUp = Promise<{ seconds: number; received: number; repeated: number }>;
+  /**
+   * A subscriber (in a worker thread, loaded and connected) ready to replay the log from its start;
+   * `go()` starts it, and resolves when it has `count` events.
+   */
+  async function readyToCatchUp(count: number): Promise<{ go: () => CatchUp }> {
     const worker = new Worker(new URL("./catch-up-client-ts.mjs", import.meta.url), { workerData: { url: wsUrl, token, after: encodeEventCursor(0), count } });
-    return new Promise((resolve, reject) => {
-      worker.once("message", resolve);
-      worker.once("error", reject);
-    });
+    const failed = new Promise<never>((_, reject) => worker.once("error", reject));
+    await Promise.race([new Promise((resolve) => worker.once("message", resolve)), failed]);
+    return {
+      go() {
+        const done: CatchUp = Promise.race([new Promise<Awaited<CatchUp>>((resolve) => worker.once("message", resolve)), failed]);
+        worker.postMessage("go");
+        return done;
+      },
+    };
   }
 
   // 1. Replay.
@@ -78,8 +88,9 @@ export async function runEventsBench(): Promise<void> {
     after = page.readThrough;
   }
   const floorPerSecond = LOG / ((Date.now() - floorStarted) / 1000);
+  const alone = await readyToCatchUp(LOG);
   const cpuBefore = cpuSeconds([service.child.pid!]);
-  const replay = await catchUp(LOG);
+  const replay = await alone.go();
   const replayCpu = cpuSeconds([service.child.pid!]) - cpuBefore;
   console.log("\n| scenario | events | seconds | events/s | bare floor (same SQL, this process) | repeated | service CPU µs per event |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
@@ -186,7 +197,7 @@ export async function runEventsBench(): Promise<void> {
   console.log("|---|---:|---:|---:|---:|---:|---|---|");
   for (let round = 1; round <= 2; round++) {
     const quiet = await livePhase();
-    const beside = catchUp(LOG);
+    const beside = (await readyToCatchUp(LOG)).go();
     const busy = await livePhase(beside);
     const replayBeside = await beside;
     console.log(`| alone | ${quiet.expected} / ${quiet.received} | ${quiet.p50} | ${quiet.p99} | ${quiet.max} | | | ${quiet.cpu} |`);

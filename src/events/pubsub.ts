@@ -46,6 +46,8 @@ export interface EventBus {
   offer(events: readonly LoggedEvent[]): void;
   /** Whether offered events are taken: the bus receives from its first subscriber on (before, it would drop them). */
   receiving(): boolean;
+  /** When (performance.now()) an event last reached a subscriber; -Infinity if none ever has. */
+  lastDeliveredAt(): number;
   close(): Promise<void>;
 }
 
@@ -65,10 +67,12 @@ export function createEventBus(deps: {
   let closed = false;
   let last = 0;
   let positioned = false;
+  let lastDeliveredAt = -Infinity;
   let retryTimer: NodeJS.Timeout | undefined;
 
   function deliver(event: LoggedEvent): void {
     last = event.position;
+    if (subscribers.size > 0) lastDeliveredAt = performance.now();
     for (const subscriber of subscribers) subscriber.offer(event);
   }
 
@@ -150,6 +154,7 @@ export function createEventBus(deps: {
     position: () => last,
     offer: (events) => hooks.offer(events),
     receiving: () => receiving,
+    lastDeliveredAt: () => lastDeliveredAt,
     async subscribe(accept = () => true) {
       await listening();
       const subscriber = new BusSubscriber(accept, (s) => subscribers.delete(s));

@@ -2,6 +2,7 @@
 import type { Actor } from "../auth/scopes.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
+import type { ReplayRest } from "../events/replay-pacing.ts";
 import type { BatcherRegistry } from "./batch.ts";
 import type { PerApplicationBatch } from "./per-application-batch.ts";
 
@@ -23,6 +24,8 @@ export interface GraphQLContext {
   service: ServiceContext;
   actor: Actor | undefined;
   events: EventBus;
+  /** How replays let the event loop turn: live subscribers first (replay-pacing.ts). */
+  replayRest: ReplayRest;
   /** Per-request batchers for fields under lists (no N+1). */
   batch: BatcherRegistry;
   /** Reads under a list of applications: one statement for all of them. */

@@ -9,6 +9,7 @@ import type { Actor } from "../auth/scopes.ts";
 import { RETRY_AFTER_SECONDS, type DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import type { EventBus } from "../events/pubsub.ts";
+import { restBesideLive } from "../events/replay-pacing.ts";
 import { hasBody, readBodyText } from "../http/json-body.ts";
 import type { LiveStreams } from "../http/live-streams.ts";
 import { wwwAuthenticate } from "../http/middleware/errors.ts";
@@ -40,6 +41,7 @@ export interface GraphQLServerContext {
 export type GraphQLYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
 export function createGraphqlServer(deps: { production: boolean; events: EventBus; log: Logger; health?: DatabaseHealth }): GraphQLYoga {
+  const replayRest = restBesideLive(deps.events.lastDeliveredAt);
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -69,6 +71,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
       service,
       lastEventId,
       events: deps.events,
+      replayRest,
       batch: new BatcherRegistry(),
       perApplication: new PerApplicationBatch(service),
     }),

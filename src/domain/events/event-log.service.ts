@@ -4,6 +4,7 @@
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
 import { decodeEventCursor, encodeEventCursor, readHead, readLog, type LoggedEvent, type LogPage } from "../../events/event-log.ts";
+import { turnAtOnce, type ReplayRest } from "../../events/replay-pacing.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
@@ -95,8 +96,8 @@ export async function headCursor(ctx: ServiceContext): Promise<string> {
 /** Events a replay reads per statement. */
 const REPLAY_PAGE = 500;
 /**
- * How long a replay hands events on before it lets the event loop turn. A page is in memory, and
- * handing its events on (GraphQL, then the socket, whose write callbacks come back as microtasks)
+ * How long a replay hands events on before it lets the event loop turn (`rest`). A page is in memory,
+ * and handing its events on (GraphQL, then the socket, whose write callbacks come back as microtasks)
  * would otherwise hold the loop for the whole page: live subscribers would wait behind a client
  * catching up.
  */
@@ -114,6 +115,7 @@ export async function openReplay(
   filter: EventSubscriptionFilter,
   after: string,
   caughtUp: (head: number) => boolean,
+  rest: ReplayRest = turnAtOnce,
 ): Promise<AsyncIterableIterator<LoggedEvent>> {
   const accept = openEventSubscription(ctx, filter);
   const read = async (from: number): Promise<LogPage> => {
@@ -133,11 +135,15 @@ export async function openReplay(
       // Decided before the page's events are handed on: the live stream must not be past `head` yet.
       const done = page.atHead && caughtUp(page.head);
       let slice = performance.now();
-      for (const event of page.events) {
+      // Each event is taken off the page as it is handed on. A page held whole until its last event is
+      // handed on outlives the young generation's collections; what it holds is then promoted, and left
+      // to mark-compact collections, whose pauses live subscribers wait through.
+      for (let event = page.events.shift(); event; event = page.events.shift()) {
         if (!accept(event)) continue;
         yield event;
-        if (performance.now() - slice > REPLAY_SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
+        const busy = performance.now() - slice;
+        if (busy > REPLAY_SLICE_MS) {
+          await rest(busy);
           slice = performance.now();
         }
       }

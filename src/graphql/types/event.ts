@@ -109,7 +109,7 @@ async function streamOf(ctx: GraphQLContext, filter: EventSubscriptionFilter): P
   const mode = ctx.eventStream ?? { handed: [] };
   const source =
     mode.after !== undefined
-      ? await openReplay(ctx.service, filter, mode.after, mode.caughtUp ?? (() => true))
+      ? await openReplay(ctx.service, filter, mode.after, mode.caughtUp ?? (() => true), ctx.replayRest)
       : await ctx.events.subscribe(openEventSubscription(ctx.service, filter));
   return handing(source, mode);
 }

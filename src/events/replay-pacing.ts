@@ -1,0 +1,26 @@
+// Live subscribers first. A replay hands its events on in slices of the event loop. Between slices it
+// lets the loop turn at once, unless live events have reached this instance's subscribers lately: then
+// the replays of the instance, together, take at most a quarter of the loop (and their clients and
+// Postgres a like share of the CPUs), resting between slices. Alone they run flat out.
+
+/** Live events this recent make replays rest between slices. */
+export const LIVE_WINDOW_MS = 1_000;
+/** The share of the event loop the replays of an instance take while live events are flowing. */
+export const REPLAY_SHARE = 0.25;
+
+/** Lets the loop turn after a slice of replay that kept it busy `busyMs`. */
+export type ReplayRest = (busyMs: number) => Promise<void>;
+
+export const turnAtOnce: ReplayRest = () => new Promise((resolve) => setImmediate(resolve));
+
+/** One rest for all the replays of an instance, whose live subscribers last got an event at `lastLiveAt()` (performance.now()). */
+export function restBesideLive(lastLiveAt: () => number): ReplayRest {
+  /** When the replays have rested long enough for the slices they have run. */
+  let rested = 0;
+  return (busyMs) => {
+    const now = performance.now();
+    if (now - lastLiveAt() > LIVE_WINDOW_MS) return turnAtOnce(busyMs);
+    rested = Math.max(rested, now) + busyMs * (1 / REPLAY_SHARE - 1);
+    return new Promise((resolve) => setTimeout(resolve, rested - now));
+  };
+}
