@@ -13,14 +13,19 @@ export type ReplayRest = (busyMs: number) => Promise<void>;
 
 export const turnAtOnce: ReplayRest = () => new Promise((resolve) => setImmediate(resolve));
 
-/** One rest for all the replays of an instance, whose live subscribers last got an event at `lastLiveAt()` (performance.now()). */
-export function restBesideLive(lastLiveAt: () => number): ReplayRest {
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One rest for all the replays of an instance, whose live subscribers last got an event at
+ * `lastLiveAt()` (performance.now()); `wait` is how it waits (timers, unless a test looks).
+ */
+export function restBesideLive(lastLiveAt: () => number, wait: (ms: number) => Promise<void> = sleep): ReplayRest {
   /** When the replays have rested long enough for the slices they have run. */
   let rested = 0;
   return (busyMs) => {
     const now = performance.now();
     if (now - lastLiveAt() > LIVE_WINDOW_MS) return turnAtOnce(busyMs);
     rested = Math.max(rested, now) + busyMs * (1 / REPLAY_SHARE - 1);
-    return new Promise((resolve) => setTimeout(resolve, rested - now));
+    return wait(Math.ceil(rested - now)); // timers truncate fractions
   };
 }

@@ -2,34 +2,44 @@
 // three times as long as their slices took, together; otherwise they let the loop turn at once.
 import { LIVE_WINDOW_MS, REPLAY_SHARE, restBesideLive } from "../../src/events/replay-pacing.ts";
 
-const timed = async (rest: Promise<void>) => {
-  const started = performance.now();
-  await rest;
-  return performance.now() - started;
-};
+/** The waits a rest asks for, in order (each resolves at once). */
+function recordingWaits() {
+  const waits: number[] = [];
+  return { waits, wait: async (ms: number) => void waits.push(ms) };
+}
 const restFor = (busyMs: number) => busyMs * (1 / REPLAY_SHARE - 1);
 
 it("rests three times the slice while live events have reached subscribers within the window", async () => {
-  const rest = restBesideLive(() => performance.now() - 10);
-  // Timers fire no earlier than asked, to the millisecond.
-  expect(await timed(rest(10))).toBeGreaterThanOrEqual(restFor(10) - 1);
+  const { waits, wait } = recordingWaits();
+  const rest = restBesideLive(() => performance.now() - 10, wait);
+  await rest(10);
+  expect(restFor(10)).toBe(30);
+  expect(waits).toEqual([30]);
 });
 
 it("shares one budget among the replays of the instance: two slices at once rest for both", async () => {
-  const rest = restBesideLive(() => performance.now());
-  const [first, second] = await Promise.all([timed(rest(10)), timed(rest(10))]);
-  expect(first).toBeGreaterThanOrEqual(restFor(10) - 1);
-  expect(second).toBeGreaterThanOrEqual(2 * restFor(10) - 1);
+  const { waits, wait } = recordingWaits();
+  const rest = restBesideLive(() => performance.now(), wait);
+  await Promise.all([rest(10), rest(10)]);
+  expect(waits[0]).toBe(30);
+  // The second waits for its own rest after the first's (less the microseconds between the two calls).
+  expect(waits[1]).toBeGreaterThan(55);
+  expect(waits[1]).toBeLessThanOrEqual(60);
 });
 
 it("turns the loop at once when no live event came within the window, or none ever did", async () => {
   for (const lastLive of [performance.now() - LIVE_WINDOW_MS - 1, -Infinity]) {
-    const rest = restBesideLive(() => lastLive);
-    // setImmediate: before a timer due after the rest a live replay would take, unless the loop stalls that long.
-    const order: string[] = [];
-    const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push("timer")), restFor(20)));
-    await rest(20).then(() => order.push("rest"));
-    await timer;
-    expect(order).toEqual(["rest", "timer"]);
+    const { waits, wait } = recordingWaits();
+    const rest = restBesideLive(() => lastLive, wait);
+    await rest(20);
+    expect(waits).toEqual([]);
   }
+});
+
+it("waits with a timer by default", async () => {
+  const rest = restBesideLive(() => performance.now());
+  const started = performance.now();
+  await rest(4);
+  // Not less than the rest asked for, give or take the event loop's cached clock.
+  expect(performance.now() - started).toBeGreaterThanOrEqual(restFor(4) - 5);
 });
