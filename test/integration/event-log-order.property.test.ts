@@ -12,10 +12,8 @@ import type { ServiceContext } from "../../src/domain/context.ts";
 import { decodeEventCursor, encodeEventCursor } from "../../src/events/event-log.ts";
 import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { createLogger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { testSecretBox } from "../helpers/test-app.ts";
-import { createQueuedScanSignal } from "../../src/domain/scans/queued-scan-signal.ts";
+import { adminServiceContext } from "../helpers/service-context.ts";
 
 const FIXED_SEED = 2311;
 const seed = process.env.FUZZ_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? FIXED_SEED);
@@ -27,15 +25,7 @@ let ctx: ServiceContext;
 beforeAll(async () => {
   database = await createTestDatabase();
   instances = [openDatabase(database.url, { max: 30 }), openDatabase(database.url)];
-  ctx = {
-    db: instances[0]!.prisma,
-    pool: instances[0]!.pool,
-    actor: { sub: "reader", scopes: new Set(["admin"]), exp: Number.MAX_SAFE_INTEGER },
-    log: createLogger("silent"),
-    settings: { allowPrivateWebhookTargets: false, webhookSecrets: testSecretBox(), externalScanTypes: [], scanEngines: {} },
-    // Listens only once an agent waits for a scan: none does here.
-    scanQueue: createQueuedScanSignal(instances[0]!.pool, createLogger("silent")),
-  };
+  ctx = adminServiceContext(instances[0]!);
 });
 afterAll(async () => {
   await Promise.all(instances.map((db) => db.close()));

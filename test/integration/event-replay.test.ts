@@ -9,13 +9,12 @@ import { openDatabase, type Database } from "../../src/db/client.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import type { ServiceContext } from "../../src/domain/context.ts";
 import { openReplay } from "../../src/domain/events/event-log.service.ts";
-import { createQueuedScanSignal } from "../../src/domain/scans/queued-scan-signal.ts";
 import { encodeEventCursor, readHead } from "../../src/events/event-log.ts";
-import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
+import { recordEvents } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { createLogger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { testSecretBox } from "../helpers/test-app.ts";
+import { sampleEvent } from "../helpers/sample-events.ts";
+import { adminServiceContext } from "../helpers/service-context.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = vm.runInNewContext("gc") as () => void;
@@ -26,29 +25,16 @@ let ctx: ServiceContext;
 beforeAll(async () => {
   database = await createTestDatabase();
   db = openDatabase(database.url);
-  ctx = {
-    db: db.prisma,
-    pool: db.pool,
-    actor: { sub: "reader", scopes: new Set(["admin"]), exp: Number.MAX_SAFE_INTEGER },
-    log: createLogger("silent"),
-    settings: { allowPrivateWebhookTargets: false, webhookSecrets: testSecretBox(), externalScanTypes: [], scanEngines: {} },
-    scanQueue: createQueuedScanSignal(db.pool, createLogger("silent")),
-  };
+  ctx = adminServiceContext(db);
 });
 afterAll(async () => {
   await db.close();
   await database.drop();
 });
 
-const scanEvent = (n: number): NewEvent => {
-  const applicationId = newId();
-  const at = new Date().toISOString();
-  return { type: "scan.completed", applicationId, data: { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy: `n${n}`, startedAt: at, completedAt: at, summary: null } };
-};
-
 it("lets go of each event once it is handed on, while the rest of its page is still to come", async () => {
   const before = await readHead(db.pool);
-  const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 20 }, (_, n) => scanEvent(n))));
+  const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 20 }, (_, n) => sampleEvent("scan.completed", newId(), n))));
   await fanOutEvents(db.pool, 100);
 
   const replay = await openReplay(ctx, { types: ["scan.completed"] }, encodeEventCursor(before), () => true);

@@ -6,11 +6,12 @@ import type { Client } from "graphql-ws";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { EVENT_RETENTION_NAME, type EventRetention } from "../../src/events/event-retention.ts";
 import type { EventType } from "../../src/events/catalog.ts";
-import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
+import { recordEvents } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
 import { wsClient } from "../helpers/graphql.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { openSse, type SseEvent } from "../helpers/sse.ts";
+import { sampleEvent } from "../helpers/sample-events.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -21,17 +22,7 @@ afterAll(() => t.close());
 
 const bearer = async (scopes = ["admin"]) => ({ authorization: `Bearer ${await t.token(scopes)}` });
 
-function event(type: EventType, applicationId: string, n: number): NewEvent {
-  const at = new Date().toISOString();
-  if (type === "policy.violated") {
-    return { type, applicationId, data: { policyId: newId(), policyName: `p${n}`, action: "block", applicationId, scanId: newId(), vulnerabilityIds: [] } };
-  }
-  if (type.startsWith("vulnerability.")) {
-    return { type: "vulnerability.created", applicationId, data: { id: newId(), severity: "high", applicationId, title: `v${n}`, createdAt: at } };
-  }
-  const data = { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy: `n${n}`, startedAt: at, completedAt: at, summary: null };
-  return { type: type as "scan.completed", applicationId, data };
-}
+const event = sampleEvent;
 
 /**
  * Commits `total` events about `applicationId` from 8 concurrent writers, in transactions of 1 to 4

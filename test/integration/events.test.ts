@@ -9,6 +9,7 @@ import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
 import { gql } from "../helpers/graphql.ts";
+import { sampleEvent } from "../helpers/sample-events.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -21,16 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function event(type: EventType, applicationId: string, n: number): NewEvent {
-  const at = new Date().toISOString();
-  if (type === "policy.violated") {
-    return { type, applicationId, data: { policyId: newId(), policyName: `p${n}`, action: "block", applicationId, scanId: newId(), vulnerabilityIds: [] } };
-  }
-  if (type === "vulnerability.created") {
-    return { type, applicationId, data: { id: newId(), severity: "high", applicationId, title: `v${n}`, createdAt: at } };
-  }
-  return { type: type as "scan.completed", applicationId, data: { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy: `n${n}`, startedAt: at, completedAt: at, summary: null } };
-}
+const event = sampleEvent;
 
 /** Commits events (one transaction each, or all in one) and numbers them into the log; returns their ids in commit order. */
 async function logged(events: NewEvent[], options: { oneTransaction?: boolean } = {}): Promise<string[]> {
