@@ -15,9 +15,11 @@ FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # --ignore-scripts: the postinstall would rebuild dist/ from sources this stage does not have. The
-# Prisma client is generated into src/ and compiled into dist/, so nothing needs generating here.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# Prisma client is generated into src/ and compiled into dist/, so nothing needs generating here;
+# the patches to dependencies (patches/) are applied as the postinstall applies them.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
 USER node
