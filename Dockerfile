@@ -19,7 +19,7 @@ COPY patches ./patches
 # --ignore-scripts: the postinstall would rebuild dist/ from sources this stage does not have. The
 # Prisma client is generated into src/ and compiled into dist/, so nothing needs generating here;
 # the patches to dependencies (patches/) are applied as the postinstall applies them.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package --error-on-fail --error-on-warn && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
 USER node
