@@ -22,7 +22,6 @@ afterAll(() => t.close());
 
 const bearer = async (scopes = ["admin"]) => ({ authorization: `Bearer ${await t.token(scopes)}` });
 
-const event = sampleEvent;
 
 /**
  * Commits `total` events about `applicationId` from 8 concurrent writers, in transactions of 1 to 4
@@ -34,7 +33,7 @@ async function burst(applicationId: string, total: number, types: EventType[] = 
     Array.from({ length: 8 }, async (_, writer) => {
       while (next < total) {
         const size = Math.min(total - next, 1 + ((next + writer) % 4));
-        const batch = Array.from({ length: size }, (_, i) => event(types[(next + i) % types.length]!, applicationId, next + i));
+        const batch = Array.from({ length: size }, (_, i) => sampleEvent(types[(next + i) % types.length]!, applicationId, next + i));
         next += size;
         await t.app.db.prisma.$transaction(async (tx) => {
           await recordEvents(tx, batch);
@@ -68,7 +67,7 @@ async function readLogOf(applicationId: string, token?: string): Promise<{ id: s
 /** Commits one event and returns its cursor once it is in the log: a point to resume after. */
 async function cursorNow(applicationId: string): Promise<string> {
   const before = (await readLogOf(applicationId)).length;
-  await t.app.db.prisma.$transaction((tx) => recordEvents(tx, [event("scan.started", applicationId, -1)]));
+  await t.app.db.prisma.$transaction((tx) => recordEvents(tx, [sampleEvent("scan.started", applicationId, -1)]));
   return (await logOf(applicationId, undefined, before + 1)).at(-1)!.cursor;
 }
 

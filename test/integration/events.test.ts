@@ -22,7 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const event = sampleEvent;
 
 /** Commits events (one transaction each, or all in one) and numbers them into the log; returns their ids in commit order. */
 async function logged(events: NewEvent[], options: { oneTransaction?: boolean } = {}): Promise<string[]> {
@@ -39,8 +38,8 @@ describe("GET /events", () => {
   it("reads the log oldest first, a page at a time, the next page's link keeping the filters", async () => {
     const app = newId();
     const types: EventType[] = ["scan.completed", "vulnerability.created", "policy.violated"];
-    const ids = await logged(Array.from({ length: 9 }, (_, n) => event(types[n % 3]!, app, n)));
-    await logged([event("scan.completed", newId(), 99)]); // another application's
+    const ids = await logged(Array.from({ length: 9 }, (_, n) => sampleEvent(types[n % 3]!, app, n)));
+    await logged([sampleEvent("scan.completed", newId(), 99)]); // another application's
 
     const pages: { id: string; type: string }[][] = [];
     let url: string | undefined = `${t.baseUrl}/events?applicationId=${app}&types=scan.completed,policy.violated&limit=2`;
@@ -69,13 +68,13 @@ describe("GET /events", () => {
     expect(caughtUp.status).toBe(200);
     expect(caughtUp.body).toEqual([]);
     expect(caughtUp.headers.get("link")).toBeNull();
-    const [later] = await logged([event("scan.completed", app, 10)]);
+    const [later] = await logged([sampleEvent("scan.completed", app, 10)]);
     expect((await t.request("GET", `/events?applicationId=${app}&after=${last}`)).body.map((e: { id: string }) => e.id)).toEqual([later]);
   });
 
   it("gives only the types the token may read, and refuses to be asked for others", async () => {
     const app = newId();
-    await logged([event("scan.completed", app, 0), event("vulnerability.created", app, 1), event("policy.violated", app, 2)]);
+    await logged([sampleEvent("scan.completed", app, 0), sampleEvent("vulnerability.created", app, 1), sampleEvent("policy.violated", app, 2)]);
     const scans = await t.token(["scans:read"]);
     const res = await t.request("GET", `/events?applicationId=${app}`, { token: scans });
     expect(res.body.map((e: { type: string }) => e.type)).toEqual(["scan.completed"]);
@@ -109,7 +108,7 @@ describe("GET /events", () => {
 describe("the GraphQL events query", () => {
   it("pages through the log as a connection, with the REST cursors", async () => {
     const app = newId();
-    const ids = await logged(Array.from({ length: 5 }, (_, n) => event("scan.completed", app, n)));
+    const ids = await logged(Array.from({ length: 5 }, (_, n) => sampleEvent("scan.completed", app, n)));
     const query = `query($app: ID, $after: String) { events(applicationId: $app, types: [SCAN_COMPLETED], first: 3, after: $after) {
       edges { cursor node { eventId eventType cursor data } } pageInfo { hasNextPage endCursor } } }`;
     const first = (await gql(t, query, { app })).body.data.events;
@@ -136,9 +135,9 @@ describe("retention", () => {
     });
     const ids = await logged(
       [
-        ...Array.from({ length: 1200 }, (_, n) => event("scan.completed", app, n)),
-        event("policy.violated", app, 1200), // delivered to the webhook: pending
-        event("scan.completed", app, 1201),
+        ...Array.from({ length: 1200 }, (_, n) => sampleEvent("scan.completed", app, n)),
+        sampleEvent("policy.violated", app, 1200), // delivered to the webhook: pending
+        sampleEvent("scan.completed", app, 1201),
       ],
       { oneTransaction: true },
     );
@@ -162,7 +161,7 @@ describe("retention", () => {
 
   it("never waits on a row someone holds: it leaves it for a later round", async () => {
     const app = newId();
-    const ids = await logged([event("scan.completed", app, 0), event("scan.completed", app, 1)]);
+    const ids = await logged([sampleEvent("scan.completed", app, 0), sampleEvent("scan.completed", app, 1)]);
     // The log is kept a suffix: everything before these must have expired too.
     await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '8 days'");
     // A writer inserting a delivery of the first event holds its row (key share) until it commits.
