@@ -22,7 +22,6 @@ afterAll(() => t.close());
 
 const bearer = async (scopes = ["admin"]) => ({ authorization: `Bearer ${await t.token(scopes)}` });
 
-
 /**
  * Commits `total` events about `applicationId` from 8 concurrent writers, in transactions of 1 to 4
  * events, some of them held open a while, as a burst of scans would.

@@ -22,7 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-
 /** Commits events (one transaction each, or all in one) and numbers them into the log; returns their ids in commit order. */
 async function logged(events: NewEvent[], options: { oneTransaction?: boolean } = {}): Promise<string[]> {
   const ids: string[] = [];
