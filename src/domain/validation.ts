@@ -42,23 +42,47 @@ export function unsafeInput(
   pathOf: (path: readonly PropertyKey[]) => string = fieldPath,
   at: readonly PropertyKey[] = [],
 ): FieldError | null {
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [...at] }];
-  while (stack.length > 0) {
-    const { value: current, path } = stack.pop()!;
+  // Places, not paths: each value to visit is held by a container (an index into the containers
+  // seen, -1 for the value itself) under a key, and a path is built only for the problem reported.
+  // A 10,000-statement VEX holds some 150,000 values; a path each was most of its reading's garbage.
+  const containers = { holder: [] as number[], key: [] as PropertyKey[], depth: [] as number[] };
+  const pathTo = (holder: number, key: PropertyKey): string => {
+    const keys: PropertyKey[] = [];
+    for (let h = holder, k = key; h !== -1; k = containers.key[h]!, h = containers.holder[h]!) keys.push(k);
+    return pathOf([...at, ...keys.reverse()]);
+  };
+  const stack = { value: [value], holder: [-1], key: [""] as PropertyKey[] };
+  const push = (child: unknown, holder: number, key: PropertyKey) => {
+    stack.value.push(child);
+    stack.holder.push(holder);
+    stack.key.push(key);
+  };
+  while (stack.value.length > 0) {
+    const current = stack.value.pop();
+    const holder = stack.holder.pop()!;
+    const key = stack.key.pop()!;
     if (typeof current === "string") {
       const problem = stringProblem(current);
-      if (problem) return { path: pathOf(path), message: problem };
+      if (problem) return { path: pathTo(holder, key), message: problem };
       continue;
     }
     if (typeof current !== "object" || current === null) continue;
-    if (path.length >= MAX_INPUT_DEPTH) return { path: pathOf(path), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
-    const entries = Object.entries(current);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i]!;
-      const step = Array.isArray(current) ? Number(key) : key;
-      const keyProblem = stringProblem(key);
-      if (keyProblem) return { path: pathOf([...path, step]), message: keyProblem };
-      stack.push({ value: child, path: [...path, step] });
+    const depth = holder === -1 ? at.length : containers.depth[holder]! + 1;
+    if (depth >= MAX_INPUT_DEPTH) return { path: pathTo(holder, key), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
+    const self = containers.holder.push(holder) - 1;
+    containers.key.push(key);
+    containers.depth.push(depth);
+    // Children in reverse, so that they are visited in the document's order.
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) push(current[i], self, i);
+      continue;
+    }
+    const names = Object.keys(current);
+    for (let i = names.length - 1; i >= 0; i--) {
+      const name = names[i]!;
+      const keyProblem = stringProblem(name);
+      if (keyProblem) return { path: pathTo(self, name), message: keyProblem };
+      push((current as Record<string, unknown>)[name], self, name);
     }
   }
   return null;

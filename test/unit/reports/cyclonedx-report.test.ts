@@ -582,7 +582,7 @@ describe("cyclonedxReport.parse — invalid documents", () => {
 });
 
 describe("cyclonedxReport.parse — long arrays", () => {
-  it("refuses a repeated vulnerability or component by its JSON Pointer (checked by canonical JSON, not by ajv's pairwise uniqueItems)", () => {
+  it("refuses a repeated vulnerability or component by its JSON Pointer (checked in one pass, not by ajv's pairwise uniqueItems)", () => {
     const many = Array.from({ length: 2_000 }, (_, i) => vulnerability({ "bom-ref": `v-${i}`, id: `CVE-2024-${40_000 + i}` }));
     expect(parse(bom16({ vulnerabilities: many })).findings).toHaveLength(2_000);
     const repeated = vulnerability({ "bom-ref": "twice" });
