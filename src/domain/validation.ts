@@ -42,39 +42,33 @@ export function unsafeInput(
   pathOf: (path: readonly PropertyKey[]) => string = fieldPath,
   at: readonly PropertyKey[] = [],
 ): FieldError | null {
-  // Places, not paths: each value to visit is held by a container (an index into the containers
+  // Places, not paths: each value to visit is held by a container (its index among the containers
   // seen, -1 for the value itself) under a key, and a path is built only for the problem reported.
   // A 10,000-statement VEX holds some 100,000 values: a path for each came to 30 MB of garbage.
-  const containers = { holder: [] as number[], key: [] as PropertyKey[], depth: [] as number[] };
+  // Both lists are flat, in threes, so that a small body costs two arrays.
+  const stack: unknown[] = [value, -1, ""]; // value, holder, key
+  const containers: unknown[] = []; // holder, key, depth
   const pathTo = (holder: number, key: PropertyKey): string => {
     const keys: PropertyKey[] = [];
-    for (let h = holder, k = key; h !== -1; k = containers.key[h]!, h = containers.holder[h]!) keys.push(k);
+    for (let h = holder, k = key; h !== -1; k = containers[3 * h + 1] as PropertyKey, h = containers[3 * h] as number) keys.push(k);
     return pathOf([...at, ...keys.reverse()]);
   };
-  const stack = { value: [value], holder: [-1], key: [""] as PropertyKey[] };
-  const push = (child: unknown, holder: number, key: PropertyKey) => {
-    stack.value.push(child);
-    stack.holder.push(holder);
-    stack.key.push(key);
-  };
-  while (stack.value.length > 0) {
-    const current = stack.value.pop();
-    const holder = stack.holder.pop()!;
-    const key = stack.key.pop()!;
+  while (stack.length > 0) {
+    const key = stack.pop() as PropertyKey;
+    const holder = stack.pop() as number;
+    const current = stack.pop();
     if (typeof current === "string") {
       const problem = stringProblem(current);
       if (problem) return { path: pathTo(holder, key), message: problem };
       continue;
     }
     if (typeof current !== "object" || current === null) continue;
-    const depth = holder === -1 ? at.length : containers.depth[holder]! + 1;
+    const depth = holder === -1 ? at.length : (containers[3 * holder + 2] as number) + 1;
     if (depth >= MAX_INPUT_DEPTH) return { path: pathTo(holder, key), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
-    const self = containers.holder.push(holder) - 1;
-    containers.key.push(key);
-    containers.depth.push(depth);
+    const self = containers.push(holder, key, depth) / 3 - 1;
     // Children in reverse, so that they are visited in the document's order.
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) push(current[i], self, i);
+      for (let i = current.length - 1; i >= 0; i--) stack.push(current[i], self, i);
       continue;
     }
     const names = Object.keys(current);
@@ -82,7 +76,7 @@ export function unsafeInput(
       const name = names[i]!;
       const keyProblem = stringProblem(name);
       if (keyProblem) return { path: pathTo(self, name), message: keyProblem };
-      push((current as Record<string, unknown>)[name], self, name);
+      stack.push((current as Record<string, unknown>)[name], self, name);
     }
   }
   return null;
