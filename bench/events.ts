@@ -72,7 +72,7 @@ export async function runEventsBench(): Promise<void> {
    * `go()` starts it, and resolves when it has `count` events.
    */
   async function readyToCatchUp(count: number): Promise<{ go: () => CatchUp }> {
-    const worker = new Worker(new URL("./catch-up-client-ts.mjs", import.meta.url), { workerData: { url: wsUrl, token, after: encodeEventCursor(0), count } });
+    const worker = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./catch-up-client.ts", import.meta.url).href], workerData: { url: wsUrl, token, after: encodeEventCursor(0), count } });
     const failed = new Promise<never>((_, reject) => worker.once("error", reject));
     await Promise.race([new Promise((resolve) => worker.once("message", resolve)), failed]);
     return {

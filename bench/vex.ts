@@ -134,7 +134,7 @@ export async function runVexBench(): Promise<void> {
       if (res.status !== 202) throw new Error(`report answered ${res.status}`);
     }
     // The documents are built and sent by a worker thread (vex-sender.ts), not by this event loop, which times the other callers.
-    const sender = new Worker(new URL("./vex-sender-ts.mjs", import.meta.url), { workerData: { url: `${base}/applications/${app}/vex`, authorization: headers.authorization, size: SIZE } });
+    const sender = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./vex-sender.ts", import.meta.url).href], workerData: { url: `${base}/applications/${app}/vex`, authorization: headers.authorization, size: SIZE } });
     const failed = new Promise<never>((_, reject) => sender.once("error", reject));
     const bytes = (await Promise.race([new Promise((resolve) => sender.once("message", resolve)), failed])) as number;
     type Applied = { start: number; end: number; status: number; body: { applied: number; unchanged: number; pending: number; detail?: string } };
