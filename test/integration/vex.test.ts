@@ -231,6 +231,16 @@ describe("statements that match nothing yet", () => {
     const gate = await t.request("GET", `/applications/${app}/policy-evaluation`);
     expect(gate.body.violations[0].vulnerabilityIds).toEqual([found[`CVE-2021-23337 ${LODASH}`].id]);
   });
+
+  it("name no product when the statement names none, and then decide the finding in any package", async () => {
+    const app = await newApplication();
+    const pending = await applyVex(app, openVex([statement("CVE-2030-0007", "under_investigation"), statement("CVE-2030-0008", "fixed", { products: [{ "@id": "pkg:npm/other@1.0.0" }] })]));
+    expect(pending.body).toMatchObject({ applied: 0, pending: 2 });
+    await upload(app, cyclonedxReport([{ id: "CVE-2030-0007", purl: "pkg:npm/left-pad@1.0.0" }, { id: "CVE-2030-0008", purl: "pkg:npm/left-pad@1.0.0" }]));
+    const found = await byCve(app);
+    expect(found["CVE-2030-0007 pkg:npm/left-pad@1.0.0"]).toMatchObject({ status: "in_progress", analysis: { state: "in_triage", source: "vex" } });
+    expect(found["CVE-2030-0008 pkg:npm/left-pad@1.0.0"]).toMatchObject({ status: "open", analysis: null });
+  });
 });
 
 describe("scans and decisions", () => {

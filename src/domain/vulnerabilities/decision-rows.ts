@@ -36,16 +36,23 @@ export function changes({ target, decision }: DecisionToWrite): boolean {
   return target.status !== STATUS_OF_STATE[decision.state] || !sameDecision(target.analysis as Analysis | null, decision);
 }
 
-/** The decisions that change something, and the chunks that write them. */
-export function decisionChunks<D extends DecisionToWrite>(decisions: readonly D[], origin: DecisionOrigin): { changed: D[]; chunks: DecisionChunk[] } {
+/**
+ * The decisions that change something, and the chunks that write them, each made as it is asked
+ * for (so that the next can be made while the previous is written).
+ */
+export function decisionChunks<D extends DecisionToWrite>(decisions: readonly D[], origin: DecisionOrigin): { changed: D[]; chunks: Iterable<DecisionChunk> } {
   const changed = decisions.filter(changes);
+  return { changed, chunks: chunksMade(changed, origin) };
+}
+
+function* chunksMade(changed: readonly DecisionToWrite[], origin: DecisionOrigin): Generator<DecisionChunk> {
   const at = origin.at.toISOString();
-  const chunks = [...chunksOf(changed, CHUNK)].map((chunk) => {
+  for (const chunk of chunksOf(changed, CHUNK)) {
     const rows = chunk.map(({ target, decision, by }) => {
       const analysis: Analysis = { ...decision, source: origin.source, by, at };
       return { target, analysis, status: STATUS_OF_STATE[decision.state] };
     });
-    return {
+    yield {
       decisions: JSON.stringify(rows.map(({ target, analysis, status }) => ({ id: target.id, previous: target.status, status, analysis }))),
       events: JSON.stringify(
         eventRows(
@@ -58,6 +65,5 @@ export function decisionChunks<D extends DecisionToWrite>(decisions: readonly D[
         ),
       ),
     };
-  });
-  return { changed, chunks };
+  }
 }

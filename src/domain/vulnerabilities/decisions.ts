@@ -2,6 +2,7 @@
 // document, a kept statement meeting a new finding): status and analysis, a history row per
 // vulnerability and vulnerability.updated, in the caller's transaction. Each chunk of rows
 // (decision-rows.ts) is one JSON parameter: 10,000 decisions are a handful of statements.
+import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import { recordEventRows } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
@@ -32,6 +33,6 @@ export async function writeDecisionChunk(runner: SqlRunner, chunk: DecisionChunk
 /** Writes the decisions that change something; returns those. */
 export async function writeDecisions<D extends DecisionToWrite>(runner: SqlRunner, decisions: readonly D[], origin: DecisionOrigin): Promise<D[]> {
   const { changed, chunks } = decisionChunks(decisions, origin);
-  for (const chunk of chunks) await writeDecisionChunk(runner, chunk, origin);
+  await writeOverlapped(chunks, (chunk) => writeDecisionChunk(runner, chunk, origin));
   return changed;
 }

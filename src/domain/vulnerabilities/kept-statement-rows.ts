@@ -1,5 +1,5 @@
 // A VEX document's statements as the rows that keep them (kept-statements.ts), as JSON text a chunk
-// at a time. Pure, so that a worker thread builds a large document's (vex-plan.ts).
+// at a time. Pure, so that a worker thread builds a large document's (vex-transaction.ts).
 import { createHash } from "node:crypto";
 import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";

@@ -6,9 +6,27 @@ import { PackageURL } from "packageurl-js";
 /** A package URL without qualifiers and subpath, e.g. `pkg:npm/lodash@4.17.20` or `pkg:npm/lodash`. */
 export type ProductKey = string;
 
+/**
+ * Keys already worked out, by text. Parsing a package URL takes microseconds, and an apply meets
+ * each one at least twice (a statement's product, the vulnerability's location), often again in the
+ * next document. Emptied when full, so a thread's memory stays bounded.
+ */
+const known = new Map<string, ProductKey | null>();
+const KNOWN_AT_MOST = 50_000;
+
 /** The package URL without qualifiers or subpath; null when the text is not a package URL. */
 export function productKey(text: string): ProductKey | null {
   if (!text.startsWith("pkg:")) return null;
+  let key = known.get(text);
+  if (key === undefined) {
+    key = parsedKey(text);
+    if (known.size >= KNOWN_AT_MOST) known.clear();
+    known.set(text, key);
+  }
+  return key;
+}
+
+function parsedKey(text: string): ProductKey | null {
   try {
     const purl = PackageURL.fromString(text);
     return new PackageURL(purl.type, purl.namespace, purl.name, purl.version, undefined, undefined).toString();

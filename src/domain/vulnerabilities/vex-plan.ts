@@ -1,8 +1,8 @@
 // What a VEX document does to an application (CONTRACT §13): from the statements and the
 // candidates (the application's vulnerabilities known by one of their ids, as the JSON text the
-// database answered) to the JSON text of every row the apply writes (vex-transaction.ts).
+// database answered) to the JSON text of the decisions the apply writes (vex-transaction.ts, which
+// also keeps every statement).
 import { decisionChunks, type DecisionChunk, type DecisionTarget } from "./decision-rows.ts";
-import { keptStatementRows } from "./kept-statement-rows.ts";
 import { matchStatements, type Matchable } from "./vex-matching.ts";
 import type { VexReading, VexStatement } from "./vex-statement.ts";
 
@@ -16,9 +16,8 @@ export interface VexCounts {
 }
 
 export interface VexPlan extends VexCounts {
-  decisions: DecisionChunk[];
-  /** Every statement, kept for the findings to come (kept-statement-rows.ts). */
-  kept: string[];
+  /** Made as they are written (decision-rows.ts). */
+  decisions: Iterable<DecisionChunk>;
 }
 
 type Candidate = DecisionTarget & Matchable;
@@ -37,6 +36,5 @@ export async function planVex(reading: VexReading, candidates: string, by: strin
     unchanged: matched.size - changing.size,
     pending: reading.statements.length - matched.size,
     decisions: chunks,
-    kept: keptStatementRows(reading.statements),
   };
 }

@@ -4,8 +4,10 @@
 // one application never interleave). Nothing of a large VEX then runs on the service's event loop,
 // neither its JavaScript nor the sending of its rows (several MiB of parameters).
 import type pg from "pg";
+import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
 import { writeDecisionChunk } from "./decisions.ts";
+import { keptStatementRows } from "./kept-statement-rows.ts";
 import { keepStatementRows } from "./kept-statements.ts";
 import { planVex, statementIds, type VexCounts } from "./vex-plan.ts";
 import type { VexReading } from "./vex-statement.ts";
@@ -32,12 +34,17 @@ export interface VexTarget {
 }
 
 export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget): Promise<VexCounts> {
+  const kept = keptStatementRows(reading.statements);
   return inTransaction(client, async () => {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", [applicationId]);
     const { rows } = await client.query<{ candidates: string | null }>(CANDIDATES, [applicationId, statementIds(reading)]);
+    // Every statement is kept, whatever it matches: Postgres writes them while the plan is made here.
+    // All are queued on the connection now, so that a ROLLBACK after a failed plan comes after them.
+    const keeping = Promise.all(kept.map((chunk) => keepStatementRows(client, applicationId, chunk, by, at)));
+    keeping.catch(() => {}); // awaited once the plan is made; if the plan fails, its error is the one thrown
     const plan = await planVex(reading, rows[0]?.candidates ?? "[]", by, at);
-    for (const chunk of plan.decisions) await writeDecisionChunk(client, chunk, { source: "vex", at });
-    for (const kept of plan.kept) await keepStatementRows(client, applicationId, kept, by, at);
+    await keeping;
+    await writeOverlapped(plan.decisions, (chunk) => writeDecisionChunk(client, chunk, { source: "vex", at }));
     return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };
   });
 }
