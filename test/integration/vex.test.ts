@@ -496,4 +496,29 @@ describe("applying a large VEX", () => {
     expect(await t.app.db.prisma.vulnerabilityChange.count({ where: { vulnerability: { applicationId: app }, source: "vex" } })).toBe(size);
     expect(await t.app.db.prisma.event.count({ where: { applicationId: app, type: "vulnerability.updated" } })).toBe(size);
   }, 60_000);
+
+  it("writes nothing when the plan fails while the statements to keep are being written", async () => {
+    const size = 2_600; // two chunks of statements to keep, both sent before the plan is made
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2031-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const reading = readOpenVex(openVex(findings.map((f) => statement(f.id, "not_affected", { products: [{ "@id": f.purl }] }))));
+    // Matching the first statement throws, while the first chunk is written (its row is kept as any other).
+    const products = [...reading.statements[0]!.products!];
+    products.some = () => {
+      throw new TypeError("matching failed");
+    };
+    (reading.statements[0] as { products: string[] }).products = products;
+    const client = await t.app.db.pool.connect();
+    try {
+      await expect(applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).rejects.toThrow(TypeError);
+      // Rolled back, and the connection is out of the transaction.
+      expect((await client.query("SELECT txid_current_if_assigned() AS tx")).rows[0].tx).toBeNull();
+    } finally {
+      client.release();
+    }
+    expect(await t.app.db.prisma.$queryRaw`SELECT count(*)::int AS kept FROM vex_statements WHERE application_id = ${app}::uuid`).toEqual([{ kept: 0 }]);
+    const statuses = await t.app.db.prisma.vulnerability.groupBy({ by: ["status"], where: { applicationId: app }, _count: true });
+    expect(Object.fromEntries(statuses.map((s) => [s.status, s._count]))).toEqual({ open: size });
+    expect(await t.app.db.prisma.event.count({ where: { applicationId: app, type: "vulnerability.updated" } })).toBe(0);
+  }, 60_000);
 });
