@@ -26,7 +26,8 @@ export function productKey(text: string): ProductKey | null {
   return key;
 }
 
-function parsedKey(text: string): ProductKey | null {
+/** productKey worked out afresh, remembering nothing. */
+export function parsedKey(text: string): ProductKey | null {
   try {
     const purl = PackageURL.fromString(text);
     return new PackageURL(purl.type, purl.namespace, purl.name, purl.version, undefined, undefined).toString();
