@@ -29,4 +29,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 8080}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is the process the runtime signals (PID 1): SIGTERM starts the graceful shutdown.
-CMD ["node", "--max-old-space-size=512", "dist/main.js"]
+CMD ["node", "--max-old-space-size=512", "--require", "./dist/platform-threads-priority.cjs", "dist/main.js"]

@@ -10,13 +10,17 @@ import { fileURLToPath } from "node:url";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(ROOT, "dist/main.js");
 
-/** The Node flags package.json's start script gives the service (its heap ceiling). */
+/** The Node flags package.json's start script gives the service (its heap ceiling, its preload). */
 export const START_FLAGS: readonly string[] = (() => {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
   // `exec node …`: the shell gives way to node, so the signals npm forwards reach it.
   const flags = /^exec node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
   if (flags === undefined) throw new Error(`cannot read the Node flags of the start script "${scripts.start}"`);
-  return flags.split(/\s+/).filter(Boolean);
+  // A file the flags name (`--require ./dist/…`) is found from the repository, whatever the child's cwd.
+  return flags
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((flag) => (flag.startsWith("./") ? path.join(ROOT, flag) : flag));
 })();
 
 export async function freePort(): Promise<number> {

@@ -1,0 +1,98 @@
+// Which of the service's threads give way (src/platform-threads-priority.cts and
+// scans/reports/background-priority.ts): the threads Node's platform starts before any JavaScript
+// (V8's collector workers among them) at nice 10, and the document threads; the event loop and
+// libuv's thread pool at the process's priority. Read from Linux's /proc, as the scheduler sees them.
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { mintToken } from "../../src/auth/mint-token.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { START_FLAGS, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
+import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
+
+/** A thread's nice value: field 19 of its stat line, counted after the parenthesised name. */
+const niceOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+const threadsOf = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
+
+it("runs the threads Node starts before any JavaScript at nice 10, and the main thread, the thread pool and workers at 0", async () => {
+  // Run with the start script's own flags: the threads there when the script begins are the
+  // platform's; reading a file starts libuv's pool, then a worker thread starts.
+  const script = `
+    const { readdirSync, readFile } = require("node:fs");
+    const { Worker } = require("node:worker_threads");
+    const before = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid);
+    readFile(process.execPath, { length: 1 }, () => {
+      const worker = new Worker("setTimeout(() => {}, 2000)", { eval: true });
+      worker.once("online", () => {
+        const later = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid && !before.includes(tid));
+        console.log(JSON.stringify({ before, later })); // then wait, to be read, until killed
+      });
+    });`;
+  const child = spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  let niceBefore: number[], niceLater: number[], before: number[], later: number[];
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (chunk) => (out += String(chunk)).endsWith("\n") && resolve(out));
+      void exited.then(() => reject(new Error(`the script exited before it answered: ${out}`)));
+    });
+    ({ before, later } = JSON.parse(line) as { before: number[]; later: number[] });
+    niceBefore = before.map((tid) => niceOf(child.pid!, tid));
+    niceLater = later.map((tid) => niceOf(child.pid!, tid));
+  } finally {
+    child.kill("SIGKILL");
+    await exited;
+  }
+
+  expect(before.length).toBeGreaterThanOrEqual(5); // V8's four workers and its delayed-task thread, at least
+  expect(niceBefore).toEqual(before.map(() => 10));
+  expect(later.length).toBeGreaterThanOrEqual(5); // libuv's four pool threads and the worker
+  expect(niceLater).toEqual(later.map(() => 0));
+});
+
+describe("the service as npm start runs it", () => {
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    service = await startServiceProcess({
+      env: { DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_JWT_SECRET, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, NODE_ENV: "production" },
+    });
+  });
+  afterAll(async () => {
+    service.child.kill("SIGTERM");
+    await service.exited;
+    await database.drop();
+  });
+
+  it("serves on a main thread at nice 0 and reads a report on a thread at nice 10", async () => {
+    const pid = service.child.pid!;
+    expect(niceOf(pid, pid)).toBe(0);
+    const atStart = new Set(threadsOf(pid));
+    const atTen = [...atStart].filter((tid) => niceOf(pid, tid) === 10);
+    expect(atTen.length).toBeGreaterThanOrEqual(5);
+    expect([...atStart].filter((tid) => tid !== pid && niceOf(pid, tid) === 0).length).toBeGreaterThanOrEqual(4); // libuv's pool
+
+    const auth = { authorization: `Bearer ${await mintToken({ secret: TEST_JWT_SECRET, sub: "priorities", scopes: ["admin"] })}` };
+    const app = await fetch(`${service.baseUrl}/applications`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "priorities" }),
+    });
+    expect(app.status).toBe(201);
+    const { id } = (await app.json()) as { id: string };
+    const vex = {
+      "@context": "https://openvex.dev/ns/v0.2.0",
+      "@id": "https://example.test/vex/priorities",
+      author: "test",
+      timestamp: "2026-11-26T00:00:00Z",
+      version: 1,
+      statements: [{ vulnerability: { name: "CVE-2026-0001" }, products: [{ "@id": "pkg:npm/left-pad@1.3.0" }], status: "under_investigation" }],
+    };
+    const applied = await fetch(`${service.baseUrl}/applications/${id}/vex`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(vex) });
+    expect(applied.status).toBe(200);
+    const documentThreads = threadsOf(pid).filter((tid) => !atStart.has(tid));
+    expect(documentThreads.length).toBeGreaterThanOrEqual(1);
+    expect(documentThreads.map((tid) => niceOf(pid, tid))).toEqual(documentThreads.map(() => 10));
+  });
+});
