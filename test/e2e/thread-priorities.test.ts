@@ -2,7 +2,7 @@
 // scans/reports/background-priority.ts): the threads Node's platform starts before any JavaScript
 // (V8's collector workers among them) at nice 10, and the document threads; the event loop and
 // libuv's thread pool at the process's priority. Read from Linux's /proc, as the scheduler sees them.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -13,41 +13,43 @@ import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.t
 const niceOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
 const threadsOf = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
 
-it("runs the threads Node starts before any JavaScript at nice 10, and the main thread, the thread pool and workers at 0", async () => {
-  // Run with the start script's own flags: the threads there when the script begins are the
-  // platform's; reading a file starts libuv's pool, then a worker thread starts.
-  const script = `
-    const { readdirSync, readFile } = require("node:fs");
-    const { Worker } = require("node:worker_threads");
-    const before = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid);
-    readFile(process.execPath, { length: 1 }, () => {
-      const worker = new Worker("setTimeout(() => {}, 2000)", { eval: true });
-      worker.once("online", () => {
-        const later = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid && !before.includes(tid));
-        console.log(JSON.stringify({ before, later })); // then wait, to be read, until killed
-      });
-    });`;
-  const child = spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+/** The nice values of the threads the script lists as there before it began and started later, read while it waits; then it is killed. */
+async function threadsNiceness(child: ChildProcess): Promise<{ before: number[]; later: number[] }> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  let niceBefore: number[], niceLater: number[], before: number[], later: number[];
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout!.on("data", (chunk) => (out += String(chunk)).endsWith("\n") && resolve(out));
       void exited.then(() => reject(new Error(`the script exited before it answered: ${out}`)));
     });
-    ({ before, later } = JSON.parse(line) as { before: number[]; later: number[] });
-    niceBefore = before.map((tid) => niceOf(child.pid!, tid));
-    niceLater = later.map((tid) => niceOf(child.pid!, tid));
+    const threads = JSON.parse(line) as { before: number[]; later: number[] };
+    return { before: threads.before.map((tid) => niceOf(child.pid!, tid)), later: threads.later.map((tid) => niceOf(child.pid!, tid)) };
   } finally {
     child.kill("SIGKILL");
     await exited;
   }
+}
+
+it("runs the threads Node starts before any JavaScript at nice 10, and the main thread, the thread pool and workers at 0", async () => {
+  // Run with the start script's own flags: the threads there when the script begins are the
+  // platform's; a file's stat starts libuv's pool, then a worker thread starts.
+  const script = `
+    const { readdirSync, stat } = require("node:fs");
+    const { Worker } = require("node:worker_threads");
+    const before = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid);
+    stat(process.execPath, () => {
+      const worker = new Worker("setInterval(() => {}, 1000)", { eval: true });
+      worker.once("online", () => {
+        const later = readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid && !before.includes(tid));
+        console.log(JSON.stringify({ before, later })); // then wait, to be read, until killed
+      });
+    });`;
+  const { before, later } = await threadsNiceness(spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] }));
 
   expect(before.length).toBeGreaterThanOrEqual(5); // V8's four workers and its delayed-task thread, at least
-  expect(niceBefore).toEqual(before.map(() => 10));
+  expect(before).toEqual(before.map(() => 10));
   expect(later.length).toBeGreaterThanOrEqual(5); // libuv's four pool threads and the worker
-  expect(niceLater).toEqual(later.map(() => 0));
+  expect(later).toEqual(later.map(() => 0));
 });
 
 describe("the service as npm start runs it", () => {
