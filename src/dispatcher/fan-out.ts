@@ -6,10 +6,10 @@
 // it). Positions are thus handed out, and become visible, in order: the log has no gap a reader could
 // step over, and an event is fanned out exactly once.
 import type pg from "pg";
-import { EVENT_LOG_CHANNEL, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
+import { EVENT_LOG_CHANNEL, occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
 
 // The notified CTE runs only when referenced: each end refers to it.
-const RETURNING_EVENTS = `SELECT id, type, application_id, data, occurred_at, position, (SELECT count(*) FROM notified) AS notified
+const RETURNING_EVENTS = `SELECT id, type, application_id, data, ${occurredAtIso("occurred_at")}, position, (SELECT count(*) FROM notified) AS notified
     FROM marked ORDER BY position`;
 const RETURNING_COUNT = `SELECT count(*)::int AS fanned_out, (SELECT count(*) FROM notified) AS notified FROM marked`;
 
