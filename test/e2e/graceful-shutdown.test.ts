@@ -75,7 +75,7 @@ function killGroup(service: ServiceProcess): void {
 function nodeOf(npm: ServiceProcess): number {
   const children = childrenOf(npm.child.pid!);
   expect(children).toHaveLength(1);
-  expect(commandLineOf(children[0]!)).toMatch(/^\S*node --max-old-space-size=\d+ dist\/main\.js$/);
+  expect(commandLineOf(children[0]!)).toMatch(/^\S*node --max-old-space-size=\d+ --require \.\/dist\/platform-threads-priority\.cjs dist\/main\.js$/);
   return children[0]!;
 }
 
