@@ -87,16 +87,3 @@ export interface EventEnvelope<T extends EventType = EventType> {
   timestamp: string;
   data: EventData[T];
 }
-
-/** An `events` row as raw SQL reads it. */
-export interface EventRow {
-  id: string;
-  type: EventType;
-  data: unknown;
-  occurred_at: Date;
-}
-
-/** The one mapping from an outbox row to what consumers receive. */
-export function toEventEnvelope(row: EventRow): EventEnvelope {
-  return { eventId: row.id, eventType: row.type, timestamp: row.occurred_at.toISOString(), data: row.data as EventData[EventType] };
-}
