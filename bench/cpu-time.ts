@@ -4,12 +4,14 @@ import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function ticksOf(pid: number): number {
+function ticksOf(pid: number, withReapedChildren = false): number {
   try {
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15,
+    // and the reaped children's cutime 16, cstime 17.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
+    const own = Number(fields[11]) + Number(fields[12]);
+    return withReapedChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
   } catch {
     return NaN;
   }
@@ -32,8 +34,13 @@ function pidsNamed(name: string): number[] {
   }
 }
 
-/** CPU seconds used so far by these processes (and by every process called `name`, e.g. postgres). */
+/**
+ * CPU seconds used so far by these processes, and by every process called `name` (e.g. postgres)
+ * with the children it has reaped: a backend that exits between two readings is gone from /proc,
+ * but its time has moved to the postmaster's, so the difference never goes negative.
+ */
 export function cpuSeconds(pids: number[], name?: string): number {
-  const all = name ? [...pids, ...pidsNamed(name)] : pids;
-  return all.reduce((sum, pid) => sum + ticksOf(pid), 0) / TICKS_PER_SECOND;
+  const own = pids.reduce((sum, pid) => sum + ticksOf(pid), 0);
+  const named = name ? pidsNamed(name).reduce((sum, pid) => sum + ticksOf(pid, true), 0) : 0;
+  return (own + named) / TICKS_PER_SECOND;
 }
