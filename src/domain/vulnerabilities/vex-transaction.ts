@@ -6,6 +6,7 @@
 import type pg from "pg";
 import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
+import { restBetweenWrites } from "../../db/resting-writes.ts";
 import { writeDecisionChunk } from "./decisions.ts";
 import { keptStatementRows } from "./kept-statement-rows.ts";
 import { keepStatementRows } from "./kept-statements.ts";
@@ -44,7 +45,8 @@ export async function applyVexReading(client: pg.ClientBase, reading: VexReading
     keeping.catch(() => {}); // awaited once the plan is made; if the plan fails, its error is the one thrown
     const plan = await planVex(reading, rows[0]?.candidates ?? "[]", by, at);
     await keeping;
-    await writeOverlapped(plan.decisions, (chunk) => writeDecisionChunk(client, chunk, { source: "vex", at }));
+    // Taking turns with other callers (resting-writes.ts): a large VEX leaves Postgres free between its chunks.
+    await writeOverlapped(plan.decisions, restBetweenWrites((chunk) => writeDecisionChunk(client, chunk, { source: "vex", at })));
     return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };
   });
 }

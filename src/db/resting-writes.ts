@@ -1,0 +1,40 @@
+// Bulk writes that take turns with everyone else, as autovacuum's cost delay does. Before each of its
+// statements but the first, a large transaction rests as long as the statement before took, so that
+// on a machine with few cores Postgres and the CPUs are free half the time for other callers'
+// requests. The rests of one transaction add up to at most `maxRestMs`: on a slow machine, where
+// each statement takes longer, a large write is not made twice as long (bench/README.md, "the
+// seventh session").
+
+/** How long a rest is, as a share of the statement before it. */
+export const REST_RATIO = 1;
+/** The rests of one transaction's writes, in all, at most. */
+export const MAX_REST_MS = 500;
+
+export interface RestOptions {
+  ratio?: number;
+  maxRestMs?: number;
+  /** How it waits and reads the clock (timers and performance.now(), unless a test looks). */
+  wait?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `write`, for one transaction's statements in turn, resting before each one after the first. */
+export function restBetweenWrites<T>(write: (item: T) => Promise<unknown>, options: RestOptions = {}): (item: T) => Promise<void> {
+  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, wait = sleep, now = () => performance.now() } = options;
+  let lastTook: number | undefined;
+  let rested = 0;
+  return async (item) => {
+    if (lastTook !== undefined) {
+      const rest = Math.round(Math.min(lastTook * ratio, maxRestMs - rested));
+      if (rest > 0) {
+        rested += rest;
+        await wait(rest);
+      }
+    }
+    const started = now();
+    await write(item);
+    lastTook = now() - started;
+  };
+}
