@@ -3,12 +3,12 @@
 // on a machine with few cores Postgres and the CPUs are free half the time for other callers'
 // requests. The rests of one transaction add up to at most `maxRestMs`: on a slow machine, where
 // each statement takes longer, a large write is not made twice as long (bench/README.md, "the
-// seventh session").
+// apply's writes take turns with the readers").
 
 /** How long a rest is, as a share of the statement before it. */
-export const REST_RATIO = 1;
+const REST_RATIO = 1;
 /** The rests of one transaction's writes, in all, at most. */
-export const MAX_REST_MS = 500;
+const MAX_REST_MS = 500;
 
 export interface RestOptions {
   ratio?: number;
