@@ -4,6 +4,7 @@
 // requests. The rests of one transaction add up to at most `maxRestMs`: on a slow machine, where
 // each statement takes longer, a large write is not made twice as long (bench/README.md, "the
 // apply's writes take turns with the readers").
+import { setTimeout as delay } from "node:timers/promises";
 
 /** How long a rest is, as a share of the statement before it. */
 const REST_RATIO = 1;
@@ -18,11 +19,9 @@ export interface RestOptions {
   now?: () => number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** `write`, for one transaction's statements in turn, resting before each one after the first. */
 export function restBetweenWrites<T>(write: (item: T) => Promise<unknown>, options: RestOptions = {}): (item: T) => Promise<void> {
-  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, wait = sleep, now = () => performance.now() } = options;
+  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, wait = (ms) => delay(ms), now = () => performance.now() } = options;
   let lastTook: number | undefined;
   let rested = 0;
   return async (item) => {
