@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "../log.ts";
 import { ApiError, type ApiClient, type ClaimedJob } from "./api-client.ts";
 import type { Executor } from "./executor.ts";
@@ -107,7 +108,7 @@ async function upload(
     } catch (err) {
       if (signal.aborted || !transient(err) || attempt >= UPLOAD_ATTEMPTS) throw err;
       log.warn({ err: String(err), attempt }, "report upload failed; trying again");
-      await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1)));
+      await delay(1000 * 2 ** (attempt - 1), undefined, { signal });
     }
   }
 }

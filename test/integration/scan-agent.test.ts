@@ -2,6 +2,8 @@
 // service: real git clones of a repository this test makes (served over file:// through git's own
 // url.<base>.insteadOf), real ESLint with the SARIF formatter, real process groups and signals.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -54,6 +56,13 @@ async function gitRepository(name: string, files: Record<string, string>): Promi
   return `${GIT_HOST}${name}.git`;
 }
 
+interface AgentOptions {
+  sub?: string;
+  name?: string;
+  /** Where it finds the service; the service itself when absent. */
+  url?: string;
+}
+
 interface AgentProcess {
   child: ChildProcess;
   output(): string;
@@ -61,7 +70,7 @@ interface AgentProcess {
 }
 
 /** Starts the agent with this configuration, its token scoped scans:run only. */
-async function startAgent(config: Record<string, unknown>, options: { sub?: string; name?: string } = {}): Promise<AgentProcess & { token: string }> {
+async function startAgent(config: Record<string, unknown>, options: AgentOptions = {}): Promise<AgentProcess & { token: string }> {
   const file = path.join(dir, `agent-${++n}.json`);
   await writeFile(file, JSON.stringify(config));
   const token = await t.token(["scans:run"], options.sub ?? "agent-test");
@@ -69,7 +78,7 @@ async function startAgent(config: Record<string, unknown>, options: { sub?: stri
     env: {
       PATH: process.env.PATH ?? "",
       HOME: dir,
-      APPSEC_URL: t.baseUrl,
+      APPSEC_URL: options.url ?? t.baseUrl,
       APPSEC_TOKEN: token,
       LOG_LEVEL: "debug",
       // The repositories "on the git host" are this test's directories.
@@ -87,7 +96,7 @@ async function startAgent(config: Record<string, unknown>, options: { sub?: stri
 }
 
 const running: AgentProcess[] = [];
-async function agentWith(config: Record<string, unknown>, options?: { sub?: string; name?: string }) {
+async function agentWith(config: Record<string, unknown>, options?: AgentOptions) {
   const agent = await startAgent(config, options);
   running.push(agent);
   return agent;
@@ -285,6 +294,63 @@ describe("agents that stop", () => {
     agent.child.kill("SIGINT");
     expect(await agent.exited).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(5000);
+  });
+});
+
+/** The service behind a proxy that answers report uploads 503 (a failure worth trying again), counting them. */
+async function refusingReports(): Promise<{ url: string; refused: () => number; close: () => Promise<void> }> {
+  const service = new URL(t.baseUrl);
+  let refused = 0;
+  const proxy = http.createServer((req, res) => {
+    if (req.method === "POST" && new URL(req.url!, service).pathname.endsWith("/report")) {
+      req.resume();
+      req.once("end", () => {
+        refused++;
+        res.writeHead(503, { "content-type": "application/problem+json", "retry-after": "1" });
+        res.end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable" }));
+      });
+      return;
+    }
+    const upstream = http.request(service, { method: req.method, path: req.url, headers: { ...req.headers, host: service.host } }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.once("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    refused: () => refused,
+    close: () => {
+      proxy.closeAllConnections();
+      return new Promise((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+describe("report uploads that fail", () => {
+  it("stops waiting to try again when the agent gives up on its work: the scan goes back to the queue at once", async () => {
+    const proxy = await refusingReports();
+    try {
+      const app = await newApplication();
+      const scan = await trigger(app);
+      await writeFile(path.join(dir, "refused.sarif"), sarif);
+      const agent = await agentWith({ executors: { sast: { command: ["cp", path.join(dir, "refused.sarif"), "{report}"] } }, shutdownGraceSeconds: 0 }, { url: proxy.url });
+      // Refused twice: the agent now waits 2 s before its third and last attempt.
+      await eventually(async () => proxy.refused() === 2 && agent.output().includes('"attempt":2'));
+      const stoppedAt = Date.now();
+      agent.child.kill("SIGTERM");
+      expect(await agent.exited).toBe(0);
+      const stoppedIn = Date.now() - stoppedAt;
+      expect(agent.output()).toContain("scan handed back to the queue");
+      expect(proxy.refused()).toBe(2);
+      expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({ status: "queued", runAttempts: 0, leaseOwner: null });
+      // Not after the rest of the 2 s wait: the wait ends with the work.
+      expect(stoppedIn).toBeLessThan(1500);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
