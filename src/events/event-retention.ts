@@ -6,6 +6,7 @@
 // (its delivery log with it) and deleted by a later round once nothing pending needs it; so is one a
 // writer holds a lock on. Rows are locked with SKIP LOCKED, so retention never waits on the
 // dispatcher or a writer, and instances take turns through the mark's row (skipped when held).
+import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import type { BackgroundWorker } from "../app.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
@@ -85,7 +86,7 @@ export function createEventRetention(deps: {
       const { rows } = await deps.pool.query<{ expired: string; deleted: string }>(ADVANCE, [batchSize, deps.retentionDays]);
       deleted += Number(rows[0]!.deleted);
       if (Number(rows[0]!.expired) < batchSize || stopping) return deleted;
-      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      await delay(PAUSE_MS);
     }
   }
 

@@ -2,6 +2,7 @@
 // lets the loop turn at once, unless live events have reached this instance's subscribers lately: then
 // the replays of the instance, together, take at most a quarter of the loop (and their clients and
 // Postgres a like share of the CPUs), resting between slices. Alone they run flat out.
+import { setTimeout as delay } from "node:timers/promises";
 
 /** Live events this recent make replays rest between slices. */
 export const LIVE_WINDOW_MS = 1_000;
@@ -13,13 +14,11 @@ export type ReplayRest = (busyMs: number) => Promise<void>;
 
 export const turnAtOnce: ReplayRest = () => new Promise((resolve) => setImmediate(resolve));
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * One rest for all the replays of an instance, whose live subscribers last got an event at
  * `lastLiveAt()` (performance.now()); `wait` is how it waits (timers, unless a test looks).
  */
-export function restBesideLive(lastLiveAt: () => number, wait: (ms: number) => Promise<void> = sleep): ReplayRest {
+export function restBesideLive(lastLiveAt: () => number, wait: (ms: number) => Promise<void> = (ms) => delay(ms)): ReplayRest {
   /** When the replays have rested long enough for the slices they have run. */
   let rested = 0;
   return (busyMs) => {
