@@ -8,6 +8,7 @@
 // is taken by their ctids, a lookup no estimate of the table's size can turn into a scan.
 import type pg from "pg";
 import type { EventType } from "../events/catalog.ts";
+import { occurredAtIso } from "../events/event-log.ts";
 
 export interface ClaimedDelivery {
   id: string;
@@ -21,7 +22,8 @@ export interface ClaimedDelivery {
   eventId: string;
   eventType: EventType;
   eventData: object;
-  occurredAt: Date;
+  /** As `toISOString` writes it (occurredAtIso). */
+  occurredAt: string;
 }
 
 export interface ClaimRequest {
@@ -72,7 +74,7 @@ const CLAIM = `
     FROM webhooks w, events e
    WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM picked)) AND w.id = d.webhook_id AND e.id = d.event_id
   RETURNING d.id, d.webhook_id, d.attempt_count, d.first_attempt_at, w.url, w.sealed_secret, w.status::text AS webhook_status,
-            e.id AS event_id, e.type AS event_type, e.data AS event_data, e.occurred_at`;
+            e.id AS event_id, e.type AS event_type, e.data AS event_data, ${occurredAtIso("e.occurred_at")}`;
 
 type ClaimRow = {
   id: string;
@@ -85,7 +87,7 @@ type ClaimRow = {
   event_id: string;
   event_type: EventType;
   event_data: object;
-  occurred_at: Date;
+  occurred_at: string;
 };
 
 export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Promise<ClaimedDelivery[]> {

@@ -202,7 +202,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       deliveryId: delivery.id,
       eventId: delivery.eventId,
       eventType: delivery.eventType,
-      timestamp: delivery.occurredAt.toISOString(),
+      timestamp: delivery.occurredAt,
       data: delivery.eventData,
       attemptedAt,
     });
