@@ -5,6 +5,7 @@
 import { applyVexReading } from "../../src/domain/vulnerabilities/vex-transaction.ts";
 import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
 import { readOpenVex } from "../../src/vex/openvex-document.ts";
+import { eventually } from "../helpers/scan-engines.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { cyclonedxReport, cyclonedxVex, openVex, statement, type ScannedVulnerability } from "../helpers/vex-documents.ts";
 
@@ -495,6 +496,41 @@ describe("applying a large VEX", () => {
     expect(Object.fromEntries(statuses.map((s) => [s.status, s._count]))).toEqual({ accepted: size / 2, in_progress: size / 2 });
     expect(await t.app.db.prisma.vulnerabilityChange.count({ where: { vulnerability: { applicationId: app }, source: "vex" } })).toBe(size);
     expect(await t.app.db.prisma.event.count({ where: { applicationId: app, type: "vulnerability.updated" } })).toBe(size);
+  }, 60_000);
+
+  it("rewrites the statements it keeps in place: a VEX changing them adds nothing to their indexes (HOT updates)", async () => {
+    const size = 600;
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const document = (status: string) => openVex(findings.map((f) => statement(f.id, status, { products: [{ "@id": f.purl }] })));
+    /** The table's updates so far, and how many of them were HOT, once this connection's counters are flushed. */
+    const updates = async () => {
+      await t.app.db.pool.query("SELECT pg_stat_force_next_flush()");
+      const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'vex_statements'")).rows;
+      return { updated: Number(row.updated), hot: Number(row.hot) };
+    };
+    const client = await t.app.db.pool.connect();
+    try {
+      const apply = async (status: string) => applyVexReading(client, readOpenVex(document(status)), { applicationId: app, by: "alice", at: new Date() });
+      expect(await apply("not_affected")).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      await client.query("SELECT pg_stat_force_next_flush()");
+      const before = await updates();
+      for (const status of ["under_investigation", "not_affected", "under_investigation"]) {
+        expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      }
+      await client.query("SELECT pg_stat_force_next_flush()");
+      // Counters reach the shared statistics when a backend goes idle: the next statement's end.
+      await client.query("SELECT 1");
+      const after = await eventually(async () => {
+        const now = await updates();
+        return now.updated - before.updated >= 3 * size && now;
+      });
+      expect(after.updated - before.updated).toBe(3 * size);
+      // Without room on the pages (fillfactor 100) hardly any is HOT; an index on a rewritten column makes none.
+      expect(after.hot - before.hot).toBeGreaterThanOrEqual(0.9 * 3 * size);
+    } finally {
+      client.release();
+    }
   }, 60_000);
 
   it("writes nothing when the plan fails while the statements to keep are being written", async () => {
