@@ -503,24 +503,23 @@ describe("applying a large VEX", () => {
     const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
     const app = await scannedApplication(findings);
     const document = (status: string) => openVex(findings.map((f) => statement(f.id, status, { products: [{ "@id": f.purl }] })));
-    /** The table's updates so far, and how many of them were HOT, once this connection's counters are flushed. */
+    const client = await t.app.db.pool.connect();
+    /** The table's updates so far, and how many of them were HOT, once `client`'s counters are in. */
     const updates = async () => {
-      await t.app.db.pool.query("SELECT pg_stat_force_next_flush()");
+      // A backend's counters reach the shared statistics when it goes idle, at most once a second
+      // unless forced: at the end of the statement after this one.
+      await client.query("SELECT pg_stat_force_next_flush()");
+      await client.query("SELECT 1");
       const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'vex_statements'")).rows;
       return { updated: Number(row.updated), hot: Number(row.hot) };
     };
-    const client = await t.app.db.pool.connect();
     try {
       const apply = async (status: string) => applyVexReading(client, readOpenVex(document(status)), { applicationId: app, by: "alice", at: new Date() });
       expect(await apply("not_affected")).toEqual({ applied: size, unchanged: 0, pending: 0 });
-      await client.query("SELECT pg_stat_force_next_flush()");
       const before = await updates();
       for (const status of ["under_investigation", "not_affected", "under_investigation"]) {
         expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
       }
-      await client.query("SELECT pg_stat_force_next_flush()");
-      // Counters reach the shared statistics when a backend goes idle: the next statement's end.
-      await client.query("SELECT 1");
       const after = await eventually(async () => {
         const now = await updates();
         return now.updated - before.updated >= 3 * size && now;
