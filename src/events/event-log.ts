@@ -116,17 +116,35 @@ const READ_LOG = `
     LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true
    ORDER BY e.position`;
 
+// The same read when nothing is filtered out: what it scans is the page, read in one pass (the
+// general statement's second look-up of each event by position was 40 % of a page's time in Postgres).
+const READ_LOG_UNFILTERED = `
+  WITH marks AS (
+    SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through
+  ),
+  page AS (
+    SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position FROM events e
+     WHERE e.position > greatest($1::bigint, (SELECT pruned_through FROM marks))
+     ORDER BY e.position
+     LIMIT $2
+  )
+  SELECT m.head, m.pruned_through, (SELECT count(*) FROM page) AS scanned, (SELECT max(position) FROM page) AS scanned_through,
+         p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position
+    FROM marks m
+    LEFT JOIN page p ON true
+   ORDER BY p.position`;
+
 type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned: string; scanned_through: string | null };
 
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
   const filtered = read.types !== undefined || read.applicationId !== undefined;
   const scanLimit = filtered ? Math.max(read.scanLimit, read.limit) : read.limit;
-  const { rows } = await pool.query<ReadRow>({
-    name: "read-event-log",
-    text: READ_LOG,
-    values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit],
-  });
+  const { rows } = await pool.query<ReadRow>(
+    filtered
+      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit] }
+      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit] },
+  );
   const marks = rows[0]!;
   const head = Number(marks.head);
   const prunedThrough = Number(marks.pruned_through);
