@@ -10,12 +10,12 @@
 // 20261127120000_fan_out_function, says why a function): one call, autocommitted, prepared once per
 // connection.
 import type pg from "pg";
-import { toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
+import { occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
 
 /** What fan_out_events returns: the batch's count on every row, an event on each when asked for. */
 type FanOutRow = { fanned_out: number } & ({ id: null } | LoggedEventRow);
 
-const FAN_OUT = "SELECT fanned_out, id, type, application_id, data, occurred_at, position FROM fan_out_events($1, $2)";
+const FAN_OUT = `SELECT fanned_out, id, type, application_id, data, ${occurredAtIso("occurred_at")}, position FROM fan_out_events($1, $2)`;
 
 /**
  * Fans out up to `batchSize` events; returns how many, and, when `returning`, the events in log order.
@@ -25,7 +25,7 @@ const FAN_OUT = "SELECT fanned_out, id, type, application_id, data, occurred_at,
 export async function fanOutBatch(pool: pg.Pool, batchSize: number, returning: boolean): Promise<{ fannedOut: number; events: LoggedEvent[] }> {
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2 ** 31 - 1) throw new RangeError(`batch size must be a positive 32-bit integer, got ${batchSize}`);
   const { rows } = await pool.query<FanOutRow>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize, returning] });
-  const events = rows.flatMap((row) => (row.id === null ? [] : [row])).map(toLoggedEvent);
+  const events = rows.flatMap((row) => (row.id === null ? [] : [toLoggedEvent(row)]));
   return { fannedOut: rows[0]!.fanned_out, events: events.filter((e) => e !== undefined) };
 }
 

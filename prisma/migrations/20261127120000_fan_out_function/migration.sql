@@ -21,9 +21,9 @@
 --
 -- Returns one row per event fanned out, in log order, each with the batch's count; when
 -- `return_events` is false, or nothing was pending, a single row with the count alone. The channel
--- is EVENT_LOG_CHANNEL (src/events/event-log.ts), the time as occurredAtIso writes it.
+-- is EVENT_LOG_CHANNEL (src/events/event-log.ts).
 CREATE FUNCTION fan_out_events(batch_size integer, return_events boolean)
-RETURNS TABLE (fanned_out integer, id uuid, type text, application_id uuid, data json, occurred_at text, "position" bigint)
+RETURNS TABLE (fanned_out integer, id uuid, type text, application_id uuid, data json, occurred_at timestamptz, "position" bigint)
 LANGUAGE plpgsql VOLATILE
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
@@ -69,8 +69,7 @@ BEGIN
   counted AS (
     SELECT count(*)::integer AS n FROM marked WHERE (SELECT count(*) FROM notified) >= 0
   )
-  SELECT c.n, m.id, m.type, m.application_id, m.data,
-         to_char(m.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), m.position
+  SELECT c.n, m.id, m.type, m.application_id, m.data, m.occurred_at, m.position
     FROM counted c LEFT JOIN marked m ON return_events
    ORDER BY m.position;
 END
