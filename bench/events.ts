@@ -15,7 +15,7 @@
 import { Worker } from "node:worker_threads";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
-import { encodeEventCursor, readHead, readLog } from "../src/events/event-log.ts";
+import { encodeEventCursor, readHead, readLog, readLogJson } from "../src/events/event-log.ts";
 import { eventRows } from "../src/events/event-rows.ts";
 import { recordEventRows, recordEvents, type NewEvent } from "../src/events/outbox.ts";
 import { newId } from "../src/ids.ts";
@@ -136,7 +136,7 @@ async function measure({ service, db, token }: BenchService): Promise<void> {
     serviceTimes.push(performance.now() - started);
     if (res.status !== 200 || body.length !== PAGE) throw new Error(`GET /events: ${res.status}, ${body.length} events`);
     started = performance.now();
-    await readLog(db.pool, { after, limit: PAGE, scanLimit: PAGE });
+    await readLogJson(db.pool, { after, limit: PAGE, scanLimit: PAGE });
     bareTimes.push(performance.now() - started);
     pages++;
   }

@@ -3,7 +3,7 @@
 // a time under the event_log_head row's lock, so positions become visible in the order they are
 // handed out. A reader that has read up to position P therefore never finds a new event at or before
 // P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
-import type pg from "pg";
+import pg from "pg";
 import { isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
 
 /** NOTIFYed by the fan-out that extends the log, with the new head position. */
@@ -14,6 +14,12 @@ export interface LoggedEvent extends EventEnvelope {
   position: number;
   applicationId: string | null;
 }
+
+/**
+ * An event whose `data` is the JSON text the log holds, for a reader that writes it out as it is
+ * (GET /events): parsing it only to write it out again was most of what a page cost (bench/README.md).
+ */
+export type LoggedEventJson = Omit<LoggedEvent, "data"> & { dataJson: string };
 
 /** An events row with its position, as the log's statements return it. */
 export interface LoggedEventRow {
@@ -41,6 +47,19 @@ export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
     eventType: row.type,
     timestamp: row.occurred_at,
     data: row.data as LoggedEvent["data"],
+    position: Number(row.position),
+    applicationId: row.application_id,
+  };
+}
+
+/** The row with its `data` as JSON text (read with JSON_AS_TEXT); undefined for a type this version does not know. */
+function toLoggedEventJson(row: LoggedEventRow): LoggedEventJson | undefined {
+  if (!isEventType(row.type)) return undefined;
+  return {
+    eventId: row.id,
+    eventType: row.type,
+    timestamp: row.occurred_at,
+    dataJson: row.data as string,
     position: Number(row.position),
     applicationId: row.application_id,
   };
@@ -77,9 +96,9 @@ export interface LogRead {
   scanLimit: number;
 }
 
-export interface LogPage {
+export interface LogPage<E = LoggedEvent> {
   /** The matching events, in log order. */
-  events: LoggedEvent[];
+  events: E[];
   /** Everything up to this position has been looked at: the cursor to read on from. */
   readThrough: number;
   /** Whether the read reached the end of the log as it was when read. */
@@ -134,20 +153,35 @@ const READ_LOG_UNFILTERED = `
 /** Only the filtered statement says what it scanned: the unfiltered one scans its page. */
 type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned?: string; scanned_through?: string | null };
 
+/** json columns as Postgres sends them, unparsed; every other type as pg parses it by default. */
+const JSON_AS_TEXT: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.JSON ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
+  return readPage(pool, read, toLoggedEvent);
+}
+
+/** The same page, each event's `data` left as JSON text. */
+export async function readLogJson(pool: pg.Pool, read: LogRead): Promise<LogPage<LoggedEventJson>> {
+  return readPage(pool, read, toLoggedEventJson, JSON_AS_TEXT);
+}
+
+async function readPage<E>(pool: pg.Pool, read: LogRead, toEvent: (row: LoggedEventRow) => E | undefined, types?: pg.CustomTypesConfig): Promise<LogPage<E>> {
   const filtered = read.types !== undefined || read.applicationId !== undefined;
   const scanLimit = filtered ? Math.max(read.scanLimit, read.limit) : read.limit;
   const { rows } = await pool.query<ReadRow>(
     filtered
-      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit] }
-      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit] },
+      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit], types }
+      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit], types },
   );
   const marks = rows[0]!;
   const head = Number(marks.head);
   const prunedThrough = Number(marks.pruned_through);
   const matched = rows.filter((row) => row.id != null) as (ReadRow & LoggedEventRow)[];
-  const events = matched.map(toLoggedEvent).filter((e) => e !== undefined);
+  const events = matched.map(toEvent).filter((e) => e !== undefined);
   const scanned = filtered ? Number(marks.scanned) : matched.length;
   const full = matched.length === read.limit;
   // A full page ends at its last event; else the read went as far as it scanned, or to the head.

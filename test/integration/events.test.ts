@@ -71,6 +71,21 @@ describe("GET /events", () => {
     expect((await t.request("GET", `/events?applicationId=${app}&after=${last}`)).body.map((e: { id: string }) => e.id)).toEqual([later]);
   });
 
+  it("writes each event's data as it was recorded, byte for byte what a parse and a stringify would give", async () => {
+    const app = newId();
+    const title = 'Ünïcode ✓ "quoted" \\ back\u2028slash\n\ttab \u{1F512} </script>';
+    const data = { id: newId(), severity: "critical", applicationId: app, title, createdAt: new Date().toISOString(), nested: { list: [1, -2.5, 1e21, null, true], empty: {} } };
+    const [id] = await logged([{ type: "vulnerability.created", applicationId: app, data } as unknown as NewEvent]);
+
+    const res = await t.request("GET", `/events?applicationId=${app}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(res.headers.get("content-length"))).toBe(Buffer.byteLength(res.text));
+    expect(res.text).toBe(JSON.stringify(res.body));
+    expect(res.body).toEqual([{ id, type: "vulnerability.created", occurredAt: expect.any(String), cursor: expect.any(String), data }]);
+    expect(Object.keys(res.body[0])).toEqual(["id", "type", "occurredAt", "cursor", "data"]);
+  });
+
   it("gives only the types the token may read, and refuses to be asked for others", async () => {
     const app = newId();
     await logged([sampleEvent("scan.completed", app, 0), sampleEvent("vulnerability.created", app, 1), sampleEvent("policy.violated", app, 2)]);

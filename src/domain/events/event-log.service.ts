@@ -3,7 +3,7 @@
 // a subscription that resumes with a cursor starts with.
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
-import { decodeEventCursor, encodeEventCursor, readHead, readLog, type LoggedEvent, type LogPage } from "../../events/event-log.ts";
+import { decodeEventCursor, encodeEventCursor, readHead, readLog, readLogJson, type LoggedEvent, type LoggedEventJson, type LogPage, type LogRead } from "../../events/event-log.ts";
 import { turnAtOnce, type ReplayRest } from "../../events/replay-pacing.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
@@ -26,8 +26,8 @@ export interface EventLogQuery {
   limit?: unknown;
 }
 
-export interface EventLogPage {
-  events: LoggedEvent[];
+export interface EventLogPage<E = LoggedEvent> {
+  events: E[];
   /** Where to read on from when more events follow now; null once the read reached the end of the log. */
   nextCursor: string | null;
   /** Where this page ends (its last event, or as far as it looked): `after` for the next read. */
@@ -60,18 +60,31 @@ export function cursorPosition(cursor: string): number {
 }
 
 /** Throws when the page says `after` expired (410) or lies beyond the log (400). */
-export function checkCursor(after: number | undefined, page: LogPage): void {
+export function checkCursor(after: number | undefined, page: LogPage<unknown>): void {
   if (after === undefined) return;
   if (after < page.prunedThrough) throw cursorExpired();
   if (after > page.head) throw invalid("Invalid cursor", [{ path: "after", message: "Not a cursor of this event log" }]);
 }
 
 export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage> {
+  return readEventsWith(ctx, query, readLog);
+}
+
+/** The same page, each event's `data` as the JSON text the log holds (for a reader that writes it out as it is). */
+export async function readEventsJson(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage<LoggedEventJson>> {
+  return readEventsWith(ctx, query, readLogJson);
+}
+
+async function readEventsWith<E>(
+  ctx: ServiceContext,
+  query: EventLogQuery,
+  read: (pool: ServiceContext["pool"], read: LogRead) => Promise<LogPage<E>>,
+): Promise<EventLogPage<E>> {
   const types = readableTypes(ctx, query.types);
   const { limit } = parsePageRequest({ limit: query.limit });
   const after = query.after === undefined ? undefined : cursorPosition(query.after);
   requireWellFormedApplicationId(query.applicationId);
-  const page = await readLog(ctx.pool, {
+  const page = await read(ctx.pool, {
     after,
     types: narrowing(types),
     applicationId: query.applicationId,

@@ -1,7 +1,7 @@
 // An event of the log as GET /events returns it (CONTRACT §14): `data` as the webhook body carries it.
 import { z } from "zod";
 import { EVENT_TYPES } from "../../events/catalog.ts";
-import { encodeEventCursor, type LoggedEvent } from "../../events/event-log.ts";
+import { encodeEventCursor, type LoggedEventJson } from "../../events/event-log.ts";
 
 export const eventViewSchema = z
   .object({
@@ -13,12 +13,11 @@ export const eventViewSchema = z
   })
   .meta({ id: "Event" });
 
-export type EventView = z.infer<typeof eventViewSchema>;
-
-export const toEventView = (e: LoggedEvent): EventView => ({
-  id: e.eventId,
-  type: e.eventType,
-  occurredAt: e.timestamp,
-  cursor: encodeEventCursor(e.position),
-  data: e.data as unknown as Record<string, unknown>,
-});
+/**
+ * The view's JSON text (the schema's fields, in its order), `data` as the log holds it: it was
+ * written by JSON.stringify (outbox.ts), so the text is the one a parse and a stringify would give.
+ * The other values need no escaping: a uuid, a catalogue type, a timestamp as `occurredAtIso`
+ * writes it and a base64url cursor (JSON.stringify of each was two fifths of this function's time).
+ */
+export const eventViewJson = (e: LoggedEventJson): string =>
+  `{"id":"${e.eventId}","type":"${e.eventType}","occurredAt":"${e.timestamp}","cursor":"${encodeEventCursor(e.position)}","data":${e.dataJson}}`;

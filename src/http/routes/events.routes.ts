@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { eventViewSchema, toEventView } from "../../domain/events/event.view.ts";
-import { EVENT_READ_SCOPES, readEvents } from "../../domain/events/event-log.service.ts";
+import { eventViewJson, eventViewSchema } from "../../domain/events/event.view.ts";
+import { EVENT_READ_SCOPES, readEventsJson } from "../../domain/events/event-log.service.ts";
 import { EVENT_TYPES, isEventType, type EventType } from "../../events/catalog.ts";
 import { invalid } from "../../errors.ts";
-import { pageQueryShape, sendPage, singleQuery } from "../list-response.ts";
+import { pageQueryShape, sendJsonTextPage, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
 /** `types=scan.completed,policy.violated`: a comma-separated list of known event types. */
@@ -40,13 +40,13 @@ export const eventRoutes: RouteDefinition[] = [
     errors: [400, 410],
     async handle(ctx, svc) {
       const types = parseTypes(singleQuery(ctx, "types"));
-      const page = await readEvents(svc, {
+      const page = await readEventsJson(svc, {
         after: singleQuery(ctx, "after"),
         types,
         applicationId: singleQuery(ctx, "applicationId"),
         limit: singleQuery(ctx, "limit"),
       });
-      sendPage(ctx, { items: page.events, hasMore: page.nextCursor !== null, nextCursor: page.nextCursor }, page.limit, toEventView, "after");
+      sendJsonTextPage(ctx, { items: page.events, hasMore: page.nextCursor !== null, nextCursor: page.nextCursor }, page.limit, eventViewJson, "after");
     },
   },
 ];
