@@ -13,6 +13,8 @@ const SECRET = "bench-secret-bench-secret-bench-secret-00";
 export interface BenchService {
   service: ServiceProcess;
   db: Database;
+  /** The database's URL, for connections of the bench's own threads. */
+  databaseUrl: string;
   /** An admin token for the service. */
   token: string;
   stop(): Promise<void>;
@@ -30,6 +32,7 @@ export async function startBenchService(): Promise<BenchService> {
   return {
     service,
     db,
+    databaseUrl: database.url,
     token,
     async stop() {
       await db.close();

@@ -2,8 +2,9 @@
 //   1. replay: a graphql-ws subscriber resumes before 100,000 committed events (BENCH_EVENTS_LOG) and
 //      catches up; events/s, beside the bare floor: this process reading the same pages with the
 //      service's own statement (no GraphQL, no WebSocket);
-//   2. GET /events?limit=500 from random cursors while writers commit 1,000 events/s; latency
-//      percentiles, beside the same statement run by this process;
+//   2. GET /events?limit=500 from random cursors while writers commit 1,000 events/s (in a worker
+//      thread, event-writers.ts, off the event loop that times the reads); latency percentiles,
+//      beside the same statement run by this process;
 //   3. live latency of BENCH_EVENTS_SUBSCRIBERS (100) graphql-ws subscribers on `events`, events
 //      committed at BENCH_EVENTS_LIVE_RATE (50/s) one per transaction, measured alone and then while
 //      one more subscriber catches up on the whole log, BENCH_EVENTS_ROUNDS (3) times in the same run
@@ -18,8 +19,8 @@ import WebSocket from "ws";
 import { encodeEventCursor, readHead, readLog, readLogJson } from "../src/events/event-log.ts";
 import { eventRows } from "../src/events/event-rows.ts";
 import { recordEventRows, recordEvents, type NewEvent } from "../src/events/outbox.ts";
-import { newId } from "../src/ids.ts";
 import { startBenchService, type BenchService } from "./bench-service.ts";
+import { scanEvent } from "./sample-scan-event.ts";
 import { cpuSeconds } from "./cpu-time.ts";
 
 const LOG = Number(process.env.BENCH_EVENTS_LOG ?? 100_000);
@@ -40,12 +41,6 @@ const percentile = (values: number[], p: number): number => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const scanEvent = (triggeredBy: string): NewEvent => {
-  const applicationId = newId();
-  const at = new Date().toISOString();
-  return { type: "scan.completed", applicationId, data: { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy, startedAt: at, completedAt: at, summary: null } };
-};
-
 interface Received {
   eventId: string;
   timestamp: string;
@@ -61,7 +56,7 @@ export async function runEventsBench(): Promise<void> {
   }
 }
 
-async function measure({ service, db, token }: BenchService): Promise<void> {
+async function measure({ service, db, token, databaseUrl }: BenchService): Promise<void> {
   const wsUrl = `${service.baseUrl.replace("http", "ws")}/graphql`;
   const commit = (events: NewEvent[]) => db.prisma.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
   const waitForHead = async (position: number) => {
@@ -110,19 +105,10 @@ async function measure({ service, db, token }: BenchService): Promise<void> {
     `| a subscriber catching up on the log, alone | ${replay.received} | ${replay.seconds.toFixed(2)} | ${Math.round(replay.received / replay.seconds).toLocaleString("en")} | ${Math.round(floorPerSecond).toLocaleString("en")}/s | ${replay.repeated} | ${((replayCpu * 1e6) / replay.received).toFixed(0)} |`,
   );
 
-  // 2. GET /events?limit=500 from random cursors while writers commit WRITE_RATE events/s.
-  let writing = true;
-  let written = 0;
-  const writers = (async () => {
-    const started = Date.now();
-    while (writing) {
-      // 10 transactions of 10 events every 100 ms.
-      const due = started + (written / WRITE_RATE) * 1000;
-      if (due > Date.now()) await sleep(due - Date.now());
-      await Promise.all(Array.from({ length: 10 }, () => commit(Array.from({ length: 10 }, (_, i) => scanEvent(`write-${written + i}`)))));
-      written += 100;
-    }
-  })();
+  // 2. GET /events?limit=500 from random cursors while writers (event-writers.ts) commit WRITE_RATE events/s.
+  const writers = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./event-writers.ts", import.meta.url).href], workerData: { url: databaseUrl, rate: WRITE_RATE } });
+  const writersFailed = new Promise<never>((_, reject) => writers.once("error", reject));
+  await Promise.race([new Promise((resolve) => writers.once("message", resolve)), writersFailed]);
   const headers = { authorization: `Bearer ${token}` };
   const serviceTimes: number[] = [];
   const bareTimes: number[] = [];
@@ -140,9 +126,9 @@ async function measure({ service, db, token }: BenchService): Promise<void> {
     bareTimes.push(performance.now() - started);
     pages++;
   }
-  writing = false;
-  await writers;
-  const writeSeconds = READ_SECONDS;
+  const stopped = Promise.race([new Promise<{ written: number; seconds: number }>((resolve) => writers.once("message", resolve)), writersFailed]);
+  writers.postMessage("stop");
+  const { written, seconds: writeSeconds } = await stopped;
   console.log(`\nGET /events?limit=${PAGE} from random cursors, ${pages} pages in ${READ_SECONDS} s, while writers committed ${Math.round(written / writeSeconds).toLocaleString("en")} events/s:`);
   console.log("| reader | p50 ms | p90 ms | p99 ms | max ms |");
   console.log("|---|---:|---:|---:|---:|");
