@@ -6,6 +6,7 @@ import pg from "pg";
 import { DISPATCHER_NAME, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { EVENT_RETENTION_NAME, type EventRetention } from "../../src/events/event-retention.ts";
 import type { EventType } from "../../src/events/catalog.ts";
+import { decodeEventCursor, encodeEventCursor } from "../../src/events/event-log.ts";
 import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
 import { gql } from "../helpers/graphql.ts";
@@ -84,6 +85,11 @@ describe("GET /events", () => {
     expect(res.text).toBe(JSON.stringify(res.body));
     expect(res.body).toEqual([{ id, type: "vulnerability.created", occurredAt: expect.any(String), cursor: expect.any(String), data }]);
     expect(Object.keys(res.body[0])).toEqual(["id", "type", "occurredAt", "cursor", "data"]);
+
+    // The same event read without filters (the statement that reads a page in one pass).
+    const before = encodeEventCursor(decodeEventCursor(res.body[0].cursor)! - 1);
+    const unfiltered = await t.request("GET", `/events?after=${before}&limit=1`);
+    expect(unfiltered.text).toBe(res.text);
   });
 
   it("gives only the types the token may read, and refuses to be asked for others", async () => {
