@@ -3,7 +3,8 @@
 // made fetch, still sending, fail with EPIPE (5 of 10 uploads of 60 MiB to the service process
 // here), while curl read the 413. Every route with a body limit: REST's JSON bodies, GraphQL's,
 // reports and VEX documents. Against the service as a process: in the test's own process the
-// client and the server share one event loop, and the failure does not show.
+// client and the server share one event loop, and the failure does not show. The drain waits as long
+// as bytes keep coming (a slow link), and gives up on a client that has sent nothing for 10 s.
 import net from "node:net";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { MAX_BODY_BYTES } from "../../src/http/json-body.ts";
@@ -68,6 +69,53 @@ it.each([
   }
   expect(outcomes).toEqual(Array(ATTEMPTS).fill("413 payload_too_large close"));
 }, 120_000);
+
+it("keeps reading a slow client's body for as long as it comes, then answers 413", async () => {
+  // 2 MiB to a 1 MiB route in 24 pieces, one every 500 ms: 12 s in all, never 10 s without a byte.
+  const pieces = 24;
+  const body = jsonOf(2 * MAX_BODY_BYTES);
+  const socket = net.connect(Number(new URL(service.baseUrl).port), "127.0.0.1");
+  let answeredAt = Number.NaN;
+  const answer = new Promise<string>((resolve) => {
+    let text = "";
+    socket.on("data", (chunk) => {
+      answeredAt ||= Date.now();
+      text += chunk;
+    });
+    socket.on("close", () => resolve(text));
+  });
+  const writeErrors: string[] = [];
+  socket.on("error", (err) => writeErrors.push(String(err)));
+  socket.write(`POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  const size = Math.ceil(body.length / pieces);
+  for (let n = 0; n < pieces; n++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    socket.write(body.subarray(n * size, (n + 1) * size));
+  }
+  const lastWriteAt = Date.now();
+  const text = await answer;
+  expect(writeErrors).toEqual([]);
+  expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  expect(text).toMatch(/\r\nconnection: close\r\n/i);
+  expect(answeredAt).toBeGreaterThanOrEqual(lastWriteAt);
+}, 30_000);
+
+it("answers 413 to a client that stops sending mid-way, once it has sent nothing for 10 s", async () => {
+  const body = jsonOf(2 * MAX_BODY_BYTES);
+  const socket = net.connect(Number(new URL(service.baseUrl).port), "127.0.0.1");
+  const answer = new Promise<{ text: string; at: number }>((resolve) => {
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk));
+    socket.on("close", () => resolve({ text, at: Date.now() }));
+  });
+  socket.write(`POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  await new Promise<void>((resolve) => socket.write(body.subarray(0, (3 * body.length) / 4), () => resolve()));
+  const stoppedAt = Date.now();
+  const { text, at } = await answer;
+  expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  expect(at - stoppedAt).toBeGreaterThanOrEqual(9_000);
+  expect(at - stoppedAt).toBeLessThan(20_000);
+}, 30_000);
 
 it("answers 413 at once to a body announced longer than twice the limit", async () => {
   const socket = net.connect(Number(new URL(service.baseUrl).port), "127.0.0.1");
