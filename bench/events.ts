@@ -20,8 +20,8 @@ import { encodeEventCursor, readHead, readLog, readLogJson } from "../src/events
 import { eventRows } from "../src/events/event-rows.ts";
 import { recordEventRows, recordEvents, type NewEvent } from "../src/events/outbox.ts";
 import { startBenchService, type BenchService } from "./bench-service.ts";
-import { scanEvent } from "./sample-scan-event.ts";
 import { cpuSeconds } from "./cpu-time.ts";
+import { scanEvent } from "./sample-scan-event.ts";
 
 const LOG = Number(process.env.BENCH_EVENTS_LOG ?? 100_000);
 const SUBSCRIBERS = Number(process.env.BENCH_EVENTS_SUBSCRIBERS ?? 100);
