@@ -54,15 +54,10 @@ export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
 
 /** The row with its `data` as JSON text (read with JSON_AS_TEXT); undefined for a type this version does not know. */
 function toLoggedEventJson(row: LoggedEventRow): LoggedEventJson | undefined {
-  if (!isEventType(row.type)) return undefined;
-  return {
-    eventId: row.id,
-    eventType: row.type,
-    timestamp: row.occurred_at,
-    dataJson: row.data as string,
-    position: Number(row.position),
-    applicationId: row.application_id,
-  };
+  const event = toLoggedEvent(row);
+  if (event === undefined) return undefined;
+  const { data, ...envelope } = event;
+  return { ...envelope, dataJson: data as unknown as string };
 }
 
 // A cursor is the position, 8 bytes big-endian behind a version byte, in base64url: 12 characters.

@@ -46,7 +46,7 @@ function drain(req: IncomingMessage, meter: BodyMeter, max: number): Promise<voi
     // Whatever was reading it (a decompressor) has given up; the bytes now only need to go.
     req.unpipe();
     req.resume();
-    if (meter.bytes >= max) done();
+    check();
   });
 }
 
