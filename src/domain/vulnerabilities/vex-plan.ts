@@ -1,6 +1,5 @@
 // What a VEX document does to an application (CONTRACT §13): from the statements and the
-// candidates (the application's vulnerabilities known by one of their ids, as the JSON text the
-// database answered) to the JSON text of the decisions the apply writes (vex-transaction.ts, which
+// candidates (the application's vulnerabilities known by one of their ids) to the JSON text of the decisions the apply writes (vex-transaction.ts, which
 // also keeps every statement).
 import { decisionChunks, type DecisionChunk, type DecisionTarget } from "./decision-rows.ts";
 import { matchStatements, type Matchable } from "./vex-matching.ts";
@@ -20,14 +19,13 @@ export interface VexPlan extends VexCounts {
   decisions: Iterable<DecisionChunk>;
 }
 
-type Candidate = DecisionTarget & Matchable;
+/** A vulnerability a statement may be about. */
+export type Candidate = DecisionTarget & Matchable;
 
 export const statementIds = (reading: VexReading): string => JSON.stringify([...new Set(reading.statements.flatMap((s) => s.ids))]);
 
-/** `candidates`: a JSON array of the vulnerabilities, as vex-transaction.ts reads them. */
-export async function planVex(reading: VexReading, candidates: string, by: string, at: Date): Promise<VexPlan> {
-  const targets = (JSON.parse(candidates) as (Candidate & { createdAt: string })[]).map((c): Candidate => ({ ...c, createdAt: new Date(c.createdAt) }));
-  const { decided, matched } = await matchStatements(reading.statements, targets);
+export async function planVex(reading: VexReading, candidates: readonly Candidate[], by: string, at: Date): Promise<VexPlan> {
+  const { decided, matched } = await matchStatements(reading.statements, candidates);
   const decisions = [...decided].map(([target, statement]) => ({ target, decision: statement.decision, by, statement }));
   const { changed, chunks } = decisionChunks(decisions, { source: "vex", at });
   const changing = new Set<VexStatement>(changed.map((d) => d.statement));
