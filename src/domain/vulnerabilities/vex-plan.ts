@@ -1,6 +1,6 @@
 // What a VEX document does to an application (CONTRACT §13): from the statements and the
-// candidates (the application's vulnerabilities known by one of their ids) to the JSON text of the decisions the apply writes (vex-transaction.ts, which
-// also keeps every statement).
+// candidates (the application's vulnerabilities known by one of their ids) to the JSON text of the
+// decisions the apply writes (vex-transaction.ts, which also keeps every statement).
 import { decisionChunks, type DecisionChunk, type DecisionTarget } from "./decision-rows.ts";
 import { matchStatements, type Matchable } from "./vex-matching.ts";
 import type { VexReading, VexStatement } from "./vex-statement.ts";
