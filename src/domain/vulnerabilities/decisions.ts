@@ -7,10 +7,10 @@ import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import { recordEventRows } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
 
-/** The rows ($1, JSON text), and their history from the same parameter. */
+/** The rows ($1, JSON text read as jsonb, as kept-statements.ts does), and their history from the same parameter. */
 const WRITE_DECISIONS = `
   WITH d AS (
-    SELECT * FROM json_to_recordset($1::json) AS d(id uuid, previous text, status text, analysis jsonb)
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(id uuid, previous text, status text, analysis jsonb)
   ), updated AS (
     UPDATE vulnerabilities v
        SET status = d.status::"VulnerabilityStatus", analysis = d.analysis, updated_at = $2::timestamptz,
