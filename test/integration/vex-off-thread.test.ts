@@ -7,6 +7,7 @@ import pg from "pg";
 import { isConnectionError } from "../../src/db/database-health.ts";
 import { isForeignKeyViolation } from "../../src/db/client.ts";
 import { readVexOffThread } from "../../src/scans/reports/read-report-off-thread.ts";
+import { APPLY_CONNECTION_NAME } from "../../src/scans/reports/worker-connections.ts";
 import { openVex, statement } from "../helpers/vex-documents.ts";
 import { freePort } from "../helpers/service-process.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -51,3 +52,21 @@ it("fails as a connection error when the database cannot be reached", async () =
     await nowhere.end();
   }
 });
+
+it("keeps its connection between applies, and closes it a few seconds after the last", async () => {
+  const app = (await t.request("POST", "/applications", { body: { name: "warm-connection" } })).body.id as string;
+  const backends = async () =>
+    (
+      await t.app.db.pool.query<{ pid: number; state: string }>("SELECT pid, state FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()", [
+        APPLY_CONNECTION_NAME,
+      ])
+    ).rows;
+  await applied(t.app.db.pool, app);
+  const [first, ...others] = await backends();
+  expect(others).toEqual([]);
+  expect(first).toMatchObject({ state: "idle" });
+  await applied(t.app.db.pool, app);
+  expect(await backends()).toEqual([first]);
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  expect(await backends()).toEqual([]);
+}, 20_000);

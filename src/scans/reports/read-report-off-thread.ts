@@ -23,6 +23,9 @@ const readers = () =>
     minThreads: 0,
     maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)),
     idleTimeout: 10_000,
+    // Between tasks a thread runs its event loop (timers, sockets) instead of sleeping in
+    // Atomics.wait: the connection it keeps between applies closes on its own (worker-connections.ts).
+    atomics: "disabled",
   }));
 
 export type ReportRead =

@@ -14,6 +14,7 @@ import { readVexDocument } from "../../vex/read-vex-document.ts";
 import { runInBackground } from "./background-priority.ts";
 import { readReportBytes, type ReportReading } from "./read-report-bytes.ts";
 import type { ReadOptions, ReportHeader } from "./report.ts";
+import { withConnection } from "./worker-connections.ts";
 
 export interface ReadTask extends ReadOptions {
   bytes: Uint8Array;
@@ -27,9 +28,6 @@ export type ReadFailure = { ok: false; problem: "malformed_json"; message: strin
 export type ReadOutcome = { ok: true; report: ReportHeader } | ReadFailure;
 
 runInBackground();
-
-/** As the service's own connections (src/db/client.ts): a database that does not answer fails the apply. */
-const CONNECTION_TIMEOUT_MS = 3000;
 
 /** A reader that asks for nothing this long has gone (its transaction's own limit). */
 const READER_PATIENCE_MS = 120_000;
@@ -70,7 +68,7 @@ export interface VexTask {
   bytes: Uint8Array;
   format?: string;
   port: MessagePort;
-  /** The connection the apply's transaction opens (its own: none of the service's is usable in this thread). */
+  /** Where the apply's transaction connects (its own connection: none of the service's is usable in this thread). */
   databaseUrl: string;
 }
 
@@ -103,18 +101,14 @@ function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading
   }
 }
 
-/** Applies the document in a transaction on a connection of this thread's own, opened for it. */
+/** Applies the document in a transaction on this thread's own connection (worker-connections.ts). */
 async function applyVex(reading: VexReading, databaseUrl: string, request: VexApplyRequest): Promise<VexApplyOutcome> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
-  client.on("error", () => {}); // a lost connection also fails the query in flight, which answers
   try {
-    await client.connect();
-    return { ok: true, counts: await applyVexReading(client, reading, { ...request, at: new Date(request.at) }) };
+    const counts = await withConnection(databaseUrl, (client) => applyVexReading(client, reading, { ...request, at: new Date(request.at) }));
+    return { ok: true, counts };
   } catch (err) {
     const { message, code } = err as { message?: unknown; code?: unknown };
     return { ok: false, failure: { message: String(message), code: typeof code === "string" ? code : undefined, fromDatabase: err instanceof pg.DatabaseError } };
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 

@@ -1,0 +1,43 @@
+// The connection a document thread applies its VEX documents on (report-worker.ts), kept between
+// applies instead of opened for each: a new backend's first statements cost more than a warm one's
+// (its caches of the tables, indexes and types they use), 30–70 ms a statement for the apply's
+// (bench/README.md). One per database URL and thread: a thread runs one task at a time.
+import pg from "pg";
+
+/** As the service's own connections (src/db/client.ts): a database that does not answer fails the apply. */
+const CONNECTION_TIMEOUT_MS = 3000;
+/** Closed this long after the last apply, before the thread itself ends (read-report-off-thread.ts, 10 s). */
+const IDLE_MS = 5000;
+/** What pg_stat_activity calls it. */
+export const APPLY_CONNECTION_NAME = "appsec-vex-apply";
+
+const pools = new Map<string, pg.Pool>();
+
+/** Runs `use` on the thread's connection to `databaseUrl`; a connection whose use failed is closed, not kept. */
+export async function withConnection<T>(databaseUrl: string, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let pool = pools.get(databaseUrl);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: databaseUrl,
+      application_name: APPLY_CONNECTION_NAME,
+      max: 1,
+      idleTimeoutMillis: IDLE_MS,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    });
+    pool.on("error", () => {}); // a kept connection lost while idle: the pool drops it, the next apply opens another
+    pools.set(databaseUrl, pool);
+  }
+  const client = await pool.connect();
+  const ignore = () => {}; // a connection lost mid-apply also fails the query in flight, which answers
+  client.on("error", ignore);
+  let failed = false;
+  try {
+    return await use(client);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    client.off("error", ignore);
+    client.release(failed);
+  }
+}
