@@ -7,7 +7,7 @@ import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import { recordEventRows } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
 
-/** The rows ($1, JSON text read as jsonb, as kept-statements.ts does), and their history from the same parameter. */
+/** The rows ($1, JSON text read as jsonb, as kept-statements.ts says why), and their history from the same parameter. */
 const WRITE_DECISIONS = `
   WITH d AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(id uuid, previous text, status text, analysis jsonb)
