@@ -6,7 +6,7 @@ import pg from "pg";
 
 /** As the service's own connections (src/db/client.ts): a database that does not answer fails the apply. */
 const CONNECTION_TIMEOUT_MS = 3000;
-/** Closed this long after the last apply, before the thread itself ends (read-report-off-thread.ts, 10 s). */
+/** Closed this long after the last apply: a thread may stay for long after (read-report-off-thread.ts), its connection need not. */
 const IDLE_MS = 5000;
 /** What pg_stat_activity calls it. */
 export const APPLY_CONNECTION_NAME = "appsec-vex-apply";
