@@ -16,7 +16,8 @@
 import { Worker } from "node:worker_threads";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
-import { encodeEventCursor, readHead, readLog, readLogJson } from "../src/events/event-log.ts";
+import { encodeEventCursor, readHead, readLog, readRenderedLog } from "../src/events/event-log.ts";
+import { EVENT_VIEW_PAGES } from "../src/domain/events/event.view.ts";
 import { eventRows } from "../src/events/event-rows.ts";
 import { recordEventRows, recordEvents, type NewEvent } from "../src/events/outbox.ts";
 import { startBenchService, type BenchService } from "./bench-service.ts";
@@ -122,7 +123,7 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     serviceTimes.push(performance.now() - started);
     if (res.status !== 200 || body.length !== PAGE) throw new Error(`GET /events: ${res.status}, ${body.length} events`);
     started = performance.now();
-    await readLogJson(db.pool, { after, limit: PAGE, scanLimit: PAGE });
+    await readRenderedLog(db.pool, { after, limit: PAGE, scanLimit: PAGE }, EVENT_VIEW_PAGES);
     bareTimes.push(performance.now() - started);
     pages++;
   }

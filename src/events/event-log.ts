@@ -4,7 +4,7 @@
 // handed out. A reader that has read up to position P therefore never finds a new event at or before
 // P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
 import pg from "pg";
-import { isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
+import { EVENT_TYPES, isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
 
 /** NOTIFYed by the fan-out that extends the log, with the new head position. */
 export const EVENT_LOG_CHANNEL = "appsec_event_log";
@@ -14,12 +14,6 @@ export interface LoggedEvent extends EventEnvelope {
   position: number;
   applicationId: string | null;
 }
-
-/**
- * An event whose `data` is the JSON text the log holds, for a reader that writes it out as it is
- * (GET /events): parsing it only to write it out again was most of what a page cost (bench/README.md).
- */
-export type LoggedEventJson = Omit<LoggedEvent, "data"> & { dataJson: string };
 
 /** An events row with its position, as the log's statements return it. */
 export interface LoggedEventRow {
@@ -37,7 +31,10 @@ export interface LoggedEventRow {
  * write it (UTC, milliseconds: the column is timestamp(3)). Parsing a date per row and writing it out
  * again was a sixth of this process's CPU for a page of the log (bench/README.md).
  */
-export const occurredAtIso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at`;
+export const occurredAtIso = (column: string): string => `${isoTimestampSql(column)} AS occurred_at`;
+
+/** A timestamp(3) column as SQL text, written as `toISOString` writes it. */
+export const isoTimestampSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The row as consumers see it; undefined for a type this version does not know. */
 export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
@@ -52,14 +49,6 @@ export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
   };
 }
 
-/** The row with its `data` as JSON text (read with JSON_AS_TEXT); undefined for a type this version does not know. */
-function toLoggedEventJson(row: LoggedEventRow): LoggedEventJson | undefined {
-  const event = toLoggedEvent(row);
-  if (event === undefined) return undefined;
-  const { data, ...envelope } = event;
-  return { ...envelope, dataJson: data as unknown as string };
-}
-
 // A cursor is the position, 8 bytes big-endian behind a version byte, in base64url: 12 characters.
 const CURSOR_VERSION = 1;
 const CURSOR = /^[A-Za-z0-9_-]{12}$/;
@@ -70,6 +59,10 @@ export function encodeEventCursor(position: number): string {
   bytes.writeBigUInt64BE(BigInt(position), 1);
   return bytes.toString("base64url");
 }
+
+/** `encodeEventCursor` in SQL, for a bigint position expression. */
+export const eventCursorSql = (position: string): string =>
+  `translate(encode(decode('${CURSOR_VERSION.toString(16).padStart(2, "0")}', 'hex') || int8send(${position}), 'base64'), '+/', '-_')`;
 
 /** The position a cursor stands for, or undefined when it is not a cursor this service issues. */
 export function decodeEventCursor(cursor: string): number | undefined {
@@ -91,9 +84,9 @@ export interface LogRead {
   scanLimit: number;
 }
 
-export interface LogPage<E = LoggedEvent> {
+export interface LogPage<Events = LoggedEvent[]> {
   /** The matching events, in log order. */
-  events: E[];
+  events: Events;
   /** Everything up to this position has been looked at: the cursor to read on from. */
   readThrough: number;
   /** Whether the read reached the end of the log as it was when read. */
@@ -108,10 +101,11 @@ export interface LogPage<E = LoggedEvent> {
 // the filters need; the events' data is read for the matches alone. The marks are scalar subqueries:
 // a join of the one-row tables, estimated before they are analyzed at thousands of rows each, made
 // the plan costly enough for Postgres to JIT-compile it, a second per read.
-const READ_LOG = `
-  WITH marks AS (
-    SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through
-  ),
+const MARKS = "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
+
+/** The filtered read up to the select list: `marks m`, then `matched x JOIN events e`, one row when none matched. */
+const READ_FILTERED = (select: string) => `
+  WITH marks AS (${MARKS}),
   scanned AS (
     SELECT e.position, e.type, e.application_id FROM events e
      WHERE e.position > greatest($1::bigint, (SELECT pruned_through FROM marks))
@@ -124,69 +118,137 @@ const READ_LOG = `
      ORDER BY s.position
      LIMIT $5
   )
-  SELECT m.head, m.pruned_through, (SELECT count(*) FROM scanned) AS scanned, (SELECT max(position) FROM scanned) AS scanned_through,
-         e.id, e.type, e.application_id, e.data, ${occurredAtIso("e.occurred_at")}, e.position
+  SELECT m.head, m.pruned_through, (SELECT count(*) FROM scanned) AS scanned, (SELECT max(position) FROM scanned) AS scanned_through, ${select}
     FROM marks m
-    LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true
+    LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true`;
+
+const READ_LOG = `${READ_FILTERED(`e.id, e.type, e.application_id, e.data, ${occurredAtIso("e.occurred_at")}, e.position`)}
    ORDER BY e.position`;
 
 // The same read when nothing is filtered out: the page is all it scans, read in one pass, and the
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
-// time a page of 500 took (bench/README.md).
-const READ_LOG_UNFILTERED = `
-  SELECT m.head, m.pruned_through, p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position
-    FROM (SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through) m
+// time a page of 500 took (bench/README.md). Up to the select list: `m`'s marks, then the page `p`,
+// one row when it is empty.
+const READ_UNFILTERED = (select: string) => `
+  SELECT m.head, m.pruned_through, ${select}
+    FROM (${MARKS}) m
     LEFT JOIN LATERAL (
       SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position FROM events e
        WHERE e.position > greatest($1::bigint, m.pruned_through)
        ORDER BY e.position
        LIMIT $2
-    ) p ON true
+    ) p ON true`;
+
+const READ_LOG_UNFILTERED = `${READ_UNFILTERED(`p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position`)}
    ORDER BY p.position`;
 
 /** Only the filtered statement says what it scanned: the unfiltered one scans its page. */
 type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned?: string; scanned_through?: string | null };
 
-/** json columns as Postgres sends them, unparsed; every other type as pg parses it by default. */
-const JSON_AS_TEXT: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === pg.types.builtins.JSON ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
-};
-
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
-  return readPage(pool, read, toLoggedEvent);
-}
-
-/** The same page, each event's `data` left as JSON text. */
-export async function readLogJson(pool: pg.Pool, read: LogRead): Promise<LogPage<LoggedEventJson>> {
-  return readPage(pool, read, toLoggedEventJson, JSON_AS_TEXT);
-}
-
-async function readPage<E>(pool: pg.Pool, read: LogRead, toEvent: (row: LoggedEventRow) => E | undefined, types?: pg.CustomTypesConfig): Promise<LogPage<E>> {
-  const filtered = read.types !== undefined || read.applicationId !== undefined;
-  const scanLimit = filtered ? Math.max(read.scanLimit, read.limit) : read.limit;
+  const filtered = isFiltered(read);
+  const scanLimit = scanLimitOf(read);
   const { rows } = await pool.query<ReadRow>(
     filtered
-      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit], types }
-      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit], types },
+      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit] }
+      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit] },
   );
   const marks = rows[0]!;
-  const head = Number(marks.head);
-  const prunedThrough = Number(marks.pruned_through);
   const matched = rows.filter((row) => row.id != null) as (ReadRow & LoggedEventRow)[];
-  const events = matched.map(toEvent).filter((e) => e !== undefined);
-  const scanned = filtered ? Number(marks.scanned) : matched.length;
-  const full = matched.length === read.limit;
+  const events = matched.map(toLoggedEvent).filter((e) => e !== undefined);
+  const bounds = pageBounds(read, {
+    head: marks.head,
+    prunedThrough: marks.pruned_through,
+    matched: matched.length,
+    lastMatched: matched.at(-1)?.position ?? null,
+    scanned: filtered ? marks.scanned! : matched.length,
+    scannedThrough: marks.scanned_through ?? null,
+  });
+  return { events, ...bounds };
+}
+
+const isFiltered = (read: LogRead): boolean => read.types !== undefined || read.applicationId !== undefined;
+
+/** How many entries the read looks at: a filtered read up to its scan limit, an unfiltered one its page. */
+const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read.scanLimit, read.limit) : read.limit);
+
+/** What a page's statement counted, as Postgres sends it (bigints as text). */
+interface PageCounts {
+  head: string | number;
+  prunedThrough: string | number;
+  /** Events matching the filters (those of a type this version does not know included). */
+  matched: string | number;
+  lastMatched: string | number | null;
+  /** Entries looked at, matching or not. */
+  scanned: string | number;
+  scannedThrough: string | number | null;
+}
+
+/** Where a page read ends, from what its statement counted. */
+function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "events"> {
+  const head = Number(counts.head);
+  const full = Number(counts.matched) === read.limit;
   // A full page ends at its last event; else the read went as far as it scanned, or to the head.
-  const atHead = !full && scanned < scanLimit;
-  const readThrough = full
-    ? Number(matched.at(-1)!.position)
-    : atHead
-      ? Math.max(head, read.after ?? 0)
-      : Number(marks.scanned_through);
-  return { events, readThrough, atHead, head, prunedThrough };
+  const atHead = !full && Number(counts.scanned) < scanLimitOf(read);
+  const readThrough = full ? Number(counts.lastMatched) : atHead ? Math.max(head, read.after ?? 0) : Number(counts.scannedThrough);
+  return { readThrough, atHead, head, prunedThrough: Number(counts.prunedThrough) };
+}
+
+/** The statements of a read whose page Postgres writes out as JSON (`renderedLog`). */
+export interface RenderedLog {
+  filtered: pg.QueryConfig;
+  unfiltered: pg.QueryConfig;
+}
+
+/**
+ * A read whose events Postgres writes out itself, as one JSON array text, `render` being the SQL of one
+ * event's JSON for an events row `e`; `name` names the statements (prepared once per connection). For
+ * a reader that sends the page on as it is (GET /events), which then neither parses rows nor builds a
+ * string per event: those were most of a page's CPU in this process and most of what it allocated,
+ * and the collections of that garbage were in the slowest pages' time. The page comes as one string
+ * (V8 keeps one that size in its old generation); in chunks of 50 events it was no faster (bench/README.md).
+ */
+export function renderedLog(name: string, render: (e: string) => string): RenderedLog {
+  const page = (e: string, known: string) =>
+    `count(${e}.position) AS matched, max(${e}.position) AS last_matched,
+     '[' || coalesce(string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])), '') || ']' AS events`;
+  return {
+    filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"))}\n   GROUP BY m.head, m.pruned_through` },
+    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"))}\n   GROUP BY m.head, m.pruned_through` },
+  };
+}
+
+interface RenderedRow {
+  head: string;
+  pruned_through: string;
+  scanned?: string;
+  scanned_through?: string | null;
+  matched: string;
+  last_matched: string | null;
+  events: string;
+}
+
+/** A page of the log after `read.after`, its events (of the types this version knows) as a JSON array. */
+export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: RenderedLog): Promise<LogPage<Buffer>> {
+  const filtered = isFiltered(read);
+  const scanLimit = scanLimitOf(read);
+  const { rows } = await pool.query<RenderedRow>(
+    filtered
+      ? { ...statements.filtered, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit, EVENT_TYPES] }
+      : { ...statements.unfiltered, values: [read.after ?? 0, scanLimit, EVENT_TYPES] },
+  );
+  const row = rows[0]!;
+  const bounds = pageBounds(read, {
+    head: row.head,
+    prunedThrough: row.pruned_through,
+    matched: row.matched,
+    lastMatched: row.last_matched,
+    scanned: filtered ? row.scanned! : row.matched,
+    scannedThrough: row.scanned_through ?? null,
+  });
+  return { events: Buffer.from(row.events), ...bounds };
 }
 
 /** The position of the last event in the log. */

@@ -92,6 +92,39 @@ describe("GET /events", () => {
     expect(unfiltered.text).toBe(res.text);
   });
 
+  it("writes pages of more events than Postgres writes in one piece, in order", async () => {
+    const app = newId();
+    const ids = await logged(Array.from({ length: 130 }, (_, n) => sampleEvent("vulnerability.created", app, n)), { oneTransaction: true });
+
+    const filtered = await t.request("GET", `/events?applicationId=${app}&limit=120`);
+    expect(filtered.text).toBe(JSON.stringify(filtered.body));
+    expect(filtered.body.map((e: { id: string }) => e.id)).toEqual(ids.slice(0, 120));
+    const rest = await t.request("GET", nextLink(filtered)!.slice(t.baseUrl.length));
+    expect(rest.body.map((e: { id: string }) => e.id)).toEqual(ids.slice(120));
+
+    const before = encodeEventCursor(decodeEventCursor(filtered.body[0].cursor)! - 1);
+    const unfiltered = await t.request("GET", `/events?after=${before}&limit=130`);
+    expect(unfiltered.text).toBe(JSON.stringify(unfiltered.body));
+    expect(unfiltered.body.map((e: { id: string }) => e.id)).toEqual(ids);
+    expect(unfiltered.body.map((e: { cursor: string }) => decodeEventCursor(e.cursor))).toEqual(ids.map((_, n) => decodeEventCursor(before)! + n + 1));
+  });
+
+  it("leaves out events of a type this version does not know, and pages on past them", async () => {
+    const app = newId();
+    const unknown = { ...sampleEvent("scan.completed", app, 1), type: "scan.teleported" } as unknown as NewEvent;
+    const [first, , third] = await logged([sampleEvent("scan.completed", app, 0), unknown, sampleEvent("scan.completed", app, 2)]);
+    const ids = (res: { body: { id: string }[] }) => res.body.map((e) => e.id);
+
+    const filtered = await t.request("GET", `/events?applicationId=${app}&limit=2`);
+    expect(ids(filtered)).toEqual([first]);
+    expect(ids(await t.request("GET", nextLink(filtered)!.slice(t.baseUrl.length)))).toEqual([third]);
+
+    const before = encodeEventCursor(decodeEventCursor(filtered.body[0].cursor)! - 1);
+    const unfiltered = await t.request("GET", `/events?after=${before}&limit=2`);
+    expect(ids(unfiltered)).toEqual([first]);
+    expect(ids(await t.request("GET", `${nextLink(unfiltered)!.slice(t.baseUrl.length)}`)).slice(0, 1)).toEqual([third]);
+  });
+
   it("gives only the types the token may read, and refuses to be asked for others", async () => {
     const app = newId();
     await logged([sampleEvent("scan.completed", app, 0), sampleEvent("vulnerability.created", app, 1), sampleEvent("policy.violated", app, 2)]);

@@ -3,11 +3,12 @@
 // a subscription that resumes with a cursor starts with.
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
-import { decodeEventCursor, encodeEventCursor, readHead, readLog, readLogJson, type LoggedEvent, type LoggedEventJson, type LogPage, type LogRead } from "../../events/event-log.ts";
+import { decodeEventCursor, encodeEventCursor, readHead, readLog, readRenderedLog, type LoggedEvent, type LogPage, type LogRead } from "../../events/event-log.ts";
 import { turnAtOnce, type ReplayRest } from "../../events/replay-pacing.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
+import { EVENT_VIEW_PAGES } from "./event.view.ts";
 import { authorizeEventTypes, openEventSubscription, requireWellFormedApplicationId, type EventSubscriptionFilter } from "./event-subscriptions.ts";
 
 /**
@@ -26,8 +27,8 @@ export interface EventLogQuery {
   limit?: unknown;
 }
 
-export interface EventLogPage<E = LoggedEvent> {
-  events: E[];
+export interface EventLogPage<Events = LoggedEvent[]> {
+  events: Events;
   /** Where to read on from when more events follow now; null once the read reached the end of the log. */
   nextCursor: string | null;
   /** Where this page ends (its last event, or as far as it looked): `after` for the next read. */
@@ -70,16 +71,16 @@ export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Pro
   return readEventsWith(ctx, query, readLog);
 }
 
-/** The same page, each event's `data` as the JSON text the log holds (for a reader that writes it out as it is). */
-export async function readEventsJson(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage<LoggedEventJson>> {
-  return readEventsWith(ctx, query, readLogJson);
+/** The same page, its events as a JSON array of their views (event.view.ts), for GET /events. */
+export async function readEventsJson(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage<Buffer>> {
+  return readEventsWith(ctx, query, (pool, read) => readRenderedLog(pool, read, EVENT_VIEW_PAGES));
 }
 
-async function readEventsWith<E>(
+async function readEventsWith<Events>(
   ctx: ServiceContext,
   query: EventLogQuery,
-  read: (pool: ServiceContext["pool"], read: LogRead) => Promise<LogPage<E>>,
-): Promise<EventLogPage<E>> {
+  read: (pool: ServiceContext["pool"], read: LogRead) => Promise<LogPage<Events>>,
+): Promise<EventLogPage<Events>> {
   const types = readableTypes(ctx, query.types);
   const { limit } = parsePageRequest({ limit: query.limit });
   const after = query.after === undefined ? undefined : cursorPosition(query.after);

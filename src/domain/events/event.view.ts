@@ -1,7 +1,7 @@
 // An event of the log as GET /events returns it (CONTRACT §14): `data` as the webhook body carries it.
 import { z } from "zod";
 import { EVENT_TYPES } from "../../events/catalog.ts";
-import { encodeEventCursor, type LoggedEventJson } from "../../events/event-log.ts";
+import { eventCursorSql, isoTimestampSql, renderedLog } from "../../events/event-log.ts";
 
 export const eventViewSchema = z
   .object({
@@ -14,10 +14,14 @@ export const eventViewSchema = z
   .meta({ id: "Event" });
 
 /**
- * The view's JSON text (the schema's fields, in its order), `data` as the log holds it: it was
- * written by JSON.stringify (outbox.ts), so the text is the one a parse and a stringify would give.
- * The other values need no escaping: a uuid, a catalogue type, a timestamp as `occurredAtIso`
- * writes it and a base64url cursor (JSON.stringify of each was two fifths of this function's time).
+ * The view's JSON text for the events row `e`, as SQL (the schema's fields, in its order): GET /events
+ * has Postgres write its pages (`EVENT_VIEW_PAGES`). `data` is the text the log holds, written by
+ * JSON.stringify (outbox.ts), so it is the text a parse and a stringify would give; the other values
+ * need no escaping: a uuid, a catalogue type, a timestamp as toISOString writes it and the event's cursor.
  */
-export const eventViewJson = (e: LoggedEventJson): string =>
-  `{"id":"${e.eventId}","type":"${e.eventType}","occurredAt":"${e.timestamp}","cursor":"${encodeEventCursor(e.position)}","data":${e.dataJson}}`;
+export const eventViewJsonSql = (e: string): string =>
+  `'{"id":"' || ${e}.id || '","type":"' || ${e}.type || '","occurredAt":"' || ${isoTimestampSql(`${e}.occurred_at`)} || ` +
+  `'","cursor":"' || ${eventCursorSql(`${e}.position`)} || '","data":' || ${e}.data::text || '}'`;
+
+/** Reads of the log whose pages Postgres writes as a JSON array of these views. */
+export const EVENT_VIEW_PAGES = renderedLog("event-view", eventViewJsonSql);

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { eventViewJson, eventViewSchema } from "../../domain/events/event.view.ts";
+import { eventViewSchema } from "../../domain/events/event.view.ts";
 import { EVENT_READ_SCOPES, readEventsJson } from "../../domain/events/event-log.service.ts";
 import { EVENT_TYPES, isEventType, type EventType } from "../../events/catalog.ts";
 import { invalid } from "../../errors.ts";
-import { pageQueryShape, sendJsonTextPage, singleQuery } from "../list-response.ts";
+import { pageQueryShape, sendJsonArray, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
 /** `types=scan.completed,policy.violated`: a comma-separated list of known event types. */
@@ -46,7 +46,7 @@ export const eventRoutes: RouteDefinition[] = [
         applicationId: singleQuery(ctx, "applicationId"),
         limit: singleQuery(ctx, "limit"),
       });
-      sendJsonTextPage(ctx, { items: page.events, hasMore: page.nextCursor !== null, nextCursor: page.nextCursor }, page.limit, eventViewJson, "after");
+      sendJsonArray(ctx, page.nextCursor, page.limit, page.events, "after");
     },
   },
 ];
