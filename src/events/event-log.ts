@@ -148,12 +148,10 @@ type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string;
 
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
-  const filtered = isFiltered(read);
-  const scanLimit = scanLimitOf(read);
   const { rows } = await pool.query<ReadRow>(
-    filtered
-      ? { name: "read-event-log", text: READ_LOG, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit] }
-      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: [read.after ?? 0, scanLimit] },
+    isFiltered(read)
+      ? { name: "read-event-log", text: READ_LOG, values: readParameters(read) }
+      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: readParameters(read) },
   );
   const marks = rows[0]!;
   const matched = rows.filter((row) => row.id != null) as (ReadRow & LoggedEventRow)[];
@@ -163,7 +161,7 @@ export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
     prunedThrough: marks.pruned_through,
     matched: matched.length,
     lastMatched: matched.at(-1)?.position ?? null,
-    scanned: filtered ? marks.scanned! : matched.length,
+    scanned: marks.scanned,
     scannedThrough: marks.scanned_through ?? null,
   });
   return { events, ...bounds };
@@ -174,6 +172,12 @@ const isFiltered = (read: LogRead): boolean => read.types !== undefined || read.
 /** How many entries the read looks at: a filtered read up to its scan limit, an unfiltered one its page. */
 const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read.scanLimit, read.limit) : read.limit);
 
+/** The parameters of the filtered statements ($1–$5) or of the unfiltered ones ($1–$2). */
+const readParameters = (read: LogRead): unknown[] =>
+  isFiltered(read)
+    ? [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit]
+    : [read.after ?? 0, scanLimitOf(read)];
+
 /** What a page's statement counted, as Postgres sends it (bigints as text). */
 interface PageCounts {
   head: string | number;
@@ -181,8 +185,8 @@ interface PageCounts {
   /** Events matching the filters (those of a type this version does not know included). */
   matched: string | number;
   lastMatched: string | number | null;
-  /** Entries looked at, matching or not. */
-  scanned: string | number;
+  /** Entries looked at, matching or not; only the filtered statements count them (the others scan their page). */
+  scanned?: string | number;
   scannedThrough: string | number | null;
 }
 
@@ -191,7 +195,7 @@ function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "ev
   const head = Number(counts.head);
   const full = Number(counts.matched) === read.limit;
   // A full page ends at its last event; else the read went as far as it scanned, or to the head.
-  const atHead = !full && Number(counts.scanned) < scanLimitOf(read);
+  const atHead = !full && Number(counts.scanned ?? counts.matched) < scanLimitOf(read);
   const readThrough = full ? Number(counts.lastMatched) : atHead ? Math.max(head, read.after ?? 0) : Number(counts.scannedThrough);
   return { readThrough, atHead, head, prunedThrough: Number(counts.prunedThrough) };
 }
@@ -232,20 +236,15 @@ interface RenderedRow {
 
 /** A page of the log after `read.after`, its events (of the types this version knows) as a JSON array. */
 export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: RenderedLog): Promise<LogPage<Buffer>> {
-  const filtered = isFiltered(read);
-  const scanLimit = scanLimitOf(read);
-  const { rows } = await pool.query<RenderedRow>(
-    filtered
-      ? { ...statements.filtered, values: [read.after ?? 0, scanLimit, read.types ?? null, read.applicationId ?? null, read.limit, EVENT_TYPES] }
-      : { ...statements.unfiltered, values: [read.after ?? 0, scanLimit, EVENT_TYPES] },
-  );
+  // The types this version knows come after the read's own parameters ($6, $3).
+  const { rows } = await pool.query<RenderedRow>({ ...(isFiltered(read) ? statements.filtered : statements.unfiltered), values: [...readParameters(read), EVENT_TYPES] });
   const row = rows[0]!;
   const bounds = pageBounds(read, {
     head: row.head,
     prunedThrough: row.pruned_through,
     matched: row.matched,
     lastMatched: row.last_matched,
-    scanned: filtered ? row.scanned! : row.matched,
+    scanned: row.scanned,
     scannedThrough: row.scanned_through ?? null,
   });
   return { events: Buffer.from(row.events), ...bounds };
