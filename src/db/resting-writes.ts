@@ -1,9 +1,10 @@
 // Bulk writes that take turns with everyone else, as autovacuum's cost delay does. Before each of its
 // statements but the first, a large transaction rests as long as the statement before took, so that
 // on a machine with few cores Postgres and the CPUs are free half the time for other callers'
-// requests. The rests of one transaction add up to at most `maxRestMs`: on a slow machine, where
-// each statement takes longer, a large write is not made twice as long (bench/README.md, "the
-// apply's writes take turns with the readers").
+// requests. The rests of one transaction add up to at most `maxRestMs`, and none is taken past its
+// `restUntil`: on a slow machine, where each statement takes longer, a large write is not made twice
+// as long, nor kept from its caller by rests once it has run long (bench/README.md, "the apply's
+// writes take turns with the readers").
 import { setTimeout as delay } from "node:timers/promises";
 
 /** How long a rest is, as a share of the statement before it. */
@@ -14,6 +15,8 @@ const MAX_REST_MS = 500;
 export interface RestOptions {
   ratio?: number;
   maxRestMs?: number;
+  /** No rest reaches past this time (on the `now` clock): from then on the writes follow one another. */
+  restUntil?: number;
   /** How it waits and reads the clock (timers and performance.now(), unless a test looks). */
   wait?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -21,12 +24,12 @@ export interface RestOptions {
 
 /** `write`, for one transaction's statements in turn, resting before each one after the first. */
 export function restBetweenWrites<T>(write: (item: T) => Promise<unknown>, options: RestOptions = {}): (item: T) => Promise<void> {
-  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, wait = (ms) => delay(ms), now = () => performance.now() } = options;
+  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, restUntil = Infinity, wait = (ms) => delay(ms), now = () => performance.now() } = options;
   let lastTook: number | undefined;
   let rested = 0;
   return async (item) => {
     if (lastTook !== undefined) {
-      const rest = Math.round(Math.min(lastTook * ratio, maxRestMs - rested));
+      const rest = Math.round(Math.min(lastTook * ratio, maxRestMs - rested, restUntil - now()));
       if (rest > 0) {
         rested += rest;
         await wait(rest);

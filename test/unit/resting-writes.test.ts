@@ -1,5 +1,6 @@
 // restBetweenWrites (src/db/resting-writes.ts): a transaction's statements after the first each wait
-// as long as the one before took, and the waits of one transaction add up to at most the cap.
+// as long as the one before took, the waits of one transaction add up to at most the cap, and none
+// reaches past the transaction's end time for rests.
 import { restBetweenWrites } from "../../src/db/resting-writes.ts";
 
 /** A clock that only the writes move: each write takes the time it is given. */
@@ -60,4 +61,12 @@ it("waits on real timers by default", async () => {
   await paced(1);
   // It rested as long as the first write took (30 ms or more), then wrote for 30 ms.
   expect(performance.now() - second).toBeGreaterThanOrEqual(55);
+});
+
+it("takes no rest past its end time, and shortens the one that would reach past it", async () => {
+  const { write, options, log } = scriptedWrites([100, 100, 100, 100]);
+  // Written at 0–100, rest 100, written at 200–300; the next rest would end at 400, past 350.
+  const paced = restBetweenWrites(write, { ...options, restUntil: 350 });
+  for (const item of [0, 1, 2, 3]) await paced(item);
+  expect(log).toEqual(["write 0", "rest 100", "write 1", "rest 50", "write 2", "write 3"]);
 });
