@@ -532,23 +532,60 @@ describe("applying a large VEX", () => {
     }
   }, 60_000);
 
-  it("writes nothing when the plan fails while the statements to keep are being written", async () => {
-    const size = 2_600; // two chunks of statements to keep, both sent before the plan is made
+  it("leaves the statements it keeps alone when they come again unchanged: not rewritten, not even locked", async () => {
+    const size = 300;
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2033-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const document = openVex(findings.map((f) => statement(f.id, "not_affected", { products: [{ "@id": f.purl }] })));
+    const client = await t.app.db.pool.connect();
+    try {
+      const apply = (by: string) => applyVexReading(client, readOpenVex(document), { applicationId: app, by, at: new Date() });
+      expect(await apply("alice")).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      const kept = () =>
+        t.app.db.pool.query<{ version: string; locked: boolean; by: string }>(
+          "SELECT ctid::text || xmin::text AS version, xmax <> '0'::xid AS locked, by FROM vex_statements WHERE application_id = $1 ORDER BY key",
+          [app],
+        );
+      const first = (await kept()).rows;
+      expect(first.filter((row) => row.locked)).toEqual([]);
+      expect(await apply("alice")).toEqual({ applied: 0, unchanged: size, pending: 0 });
+      // A row locked by ON CONFLICT keeps the locker's id in xmax; a rewritten one gets a new version.
+      expect((await kept()).rows).toEqual(first);
+      // Another author's same decision is a new statement: every row rewritten.
+      expect(await apply("bob")).toEqual({ applied: 0, unchanged: size, pending: 0 });
+      expect((await kept()).rows.map((row) => row.by)).toEqual(first.map(() => "bob"));
+    } finally {
+      client.release();
+    }
+  }, 60_000);
+
+  it("writes nothing when the plan fails: the statements are kept only once it is made", async () => {
+    const size = 2_600; // two chunks of statements to keep
     const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2031-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
     const app = await scannedApplication(findings);
     const reading = readOpenVex(openVex(findings.map((f) => statement(f.id, "not_affected", { products: [{ "@id": f.purl }] }))));
-    // Matching the first statement throws, while the first chunk is written (its row is kept as any other).
+    // Matching the first statement throws.
     const products = [...reading.statements[0]!.products!];
     products.some = () => {
       throw new TypeError("matching failed");
     };
     (reading.statements[0] as { products: string[] }).products = products;
     const client = await t.app.db.pool.connect();
+    const sent: string[] = [];
+    const query = client.query.bind(client);
+    client.query = ((...args: Parameters<typeof query>) => {
+      const [text] = args as unknown as [string | { text: string }];
+      sent.push((typeof text === "string" ? text : text.text).trim().split(/\s+/)[0]!);
+      return query(...args);
+    }) as typeof client.query;
     try {
       await expect(applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).rejects.toThrow(TypeError);
+      // Nothing was sent to be written before the plan: BEGIN, the lock, the candidates, ROLLBACK.
+      expect(sent).toEqual(["BEGIN", "SELECT", "SELECT", "ROLLBACK"]);
       // Rolled back, and the connection is out of the transaction.
       expect((await client.query("SELECT txid_current_if_assigned() AS tx")).rows[0].tx).toBeNull();
     } finally {
+      client.query = query;
       client.release();
     }
     expect(await t.app.db.prisma.$queryRaw`SELECT count(*)::int AS kept FROM vex_statements WHERE application_id = ${app}::uuid`).toEqual([{ kept: 0 }]);
