@@ -543,7 +543,7 @@ describe("applying a large VEX", () => {
       expect(await apply("alice")).toEqual({ applied: size, unchanged: 0, pending: 0 });
       const kept = () =>
         t.app.db.pool.query<{ version: string; locked: boolean; by: string }>(
-          "SELECT ctid::text || xmin::text AS version, xmax <> '0'::xid AS locked, by FROM vex_statements WHERE application_id = $1 ORDER BY key",
+          "SELECT ctid::text || ' ' || xmin::text AS version, xmax <> '0'::xid AS locked, by FROM vex_statements WHERE application_id = $1 ORDER BY key",
           [app],
         );
       const first = (await kept()).rows;
