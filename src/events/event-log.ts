@@ -122,9 +122,6 @@ const READ_FILTERED = (select: string) => `
     FROM marks m
     LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true`;
 
-const READ_LOG = `${READ_FILTERED(`e.id, e.type, e.application_id, e.data, ${occurredAtIso("e.occurred_at")}, e.position`)}
-   ORDER BY e.position`;
-
 // The same read when nothing is filtered out: the page is all it scans, read in one pass, and the
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
@@ -140,19 +137,30 @@ const READ_UNFILTERED = (select: string) => `
        LIMIT $2
     ) p ON true`;
 
-const READ_LOG_UNFILTERED = `${READ_UNFILTERED(`p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position`)}
-   ORDER BY p.position`;
+/** A read's two statements: the one for a filtered read, and the one for a read of everything. */
+export interface LogStatements {
+  filtered: pg.QueryConfig;
+  unfiltered: pg.QueryConfig;
+}
+
+/** The read whose rows are the page's events, parsed here. */
+const PARSED_LOG: LogStatements = {
+  filtered: {
+    name: "read-event-log",
+    text: `${READ_FILTERED(`e.id, e.type, e.application_id, e.data, ${occurredAtIso("e.occurred_at")}, e.position`)}\n   ORDER BY e.position`,
+  },
+  unfiltered: {
+    name: "read-event-log-unfiltered",
+    text: `${READ_UNFILTERED(`p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position`)}\n   ORDER BY p.position`,
+  },
+};
 
 /** Only the filtered statement says what it scanned: the unfiltered one scans its page. */
 type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned?: string; scanned_through?: string | null };
 
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
-  const { rows } = await pool.query<ReadRow>(
-    isFiltered(read)
-      ? { name: "read-event-log", text: READ_LOG, values: readParameters(read) }
-      : { name: "read-event-log-unfiltered", text: READ_LOG_UNFILTERED, values: readParameters(read) },
-  );
+  const { rows } = await pool.query<ReadRow>(statementOf(read, PARSED_LOG));
   const marks = rows[0]!;
   const matched = rows.filter((row) => row.id != null) as (ReadRow & LoggedEventRow)[];
   const events = matched.map(toLoggedEvent).filter((e) => e !== undefined);
@@ -172,11 +180,16 @@ const isFiltered = (read: LogRead): boolean => read.types !== undefined || read.
 /** How many entries the read looks at: a filtered read up to its scan limit, an unfiltered one its page. */
 const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read.scanLimit, read.limit) : read.limit);
 
-/** The parameters of the filtered statements ($1–$5) or of the unfiltered ones ($1–$2). */
-const readParameters = (read: LogRead): unknown[] =>
-  isFiltered(read)
+/**
+ * The statement for `read` with its parameters: the filtered statements' $1–$5 or the unfiltered
+ * ones' $1–$2, then `more`.
+ */
+function statementOf(read: LogRead, statements: LogStatements, more: unknown[] = []): pg.QueryConfig {
+  const parameters = isFiltered(read)
     ? [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit]
     : [read.after ?? 0, scanLimitOf(read)];
+  return { ...(isFiltered(read) ? statements.filtered : statements.unfiltered), values: [...parameters, ...more] };
+}
 
 /** What a page's statement counted, as Postgres sends it (bigints as text). */
 interface PageCounts {
@@ -200,12 +213,6 @@ function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "ev
   return { readThrough, atHead, head, prunedThrough: Number(counts.prunedThrough) };
 }
 
-/** The statements of a read whose page Postgres writes out as JSON (`renderedLog`). */
-export interface RenderedLog {
-  filtered: pg.QueryConfig;
-  unfiltered: pg.QueryConfig;
-}
-
 /**
  * A read whose events Postgres writes out itself, as one JSON array text, `render` being the SQL of one
  * event's JSON for an events row `e`; `name` names the statements (prepared once per connection). For
@@ -214,7 +221,7 @@ export interface RenderedLog {
  * and the collections of that garbage were in the slowest pages' time. The page comes as one string
  * (V8 keeps one that size in its old generation); in chunks of 50 events it was no faster (bench/README.md).
  */
-export function renderedLog(name: string, render: (e: string) => string): RenderedLog {
+export function renderedLog(name: string, render: (e: string) => string): LogStatements {
   const page = (e: string, known: string) =>
     `count(${e}.position) AS matched, max(${e}.position) AS last_matched,
      '[' || coalesce(string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])), '') || ']' AS events`;
@@ -235,9 +242,9 @@ interface RenderedRow {
 }
 
 /** A page of the log after `read.after`, its events (of the types this version knows) as a JSON array. */
-export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: RenderedLog): Promise<LogPage<Buffer>> {
+export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: LogStatements): Promise<LogPage<Buffer>> {
   // The types this version knows come after the read's own parameters ($6, $3).
-  const { rows } = await pool.query<RenderedRow>({ ...(isFiltered(read) ? statements.filtered : statements.unfiltered), values: [...readParameters(read), EVENT_TYPES] });
+  const { rows } = await pool.query<RenderedRow>(statementOf(read, statements, [EVENT_TYPES]));
   const row = rows[0]!;
   const bounds = pageBounds(read, {
     head: row.head,

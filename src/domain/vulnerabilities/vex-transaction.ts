@@ -7,7 +7,6 @@ import type pg from "pg";
 import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
 import { restBetweenWrites } from "../../db/resting-writes.ts";
-import type { DecisionChunk } from "./decision-rows.ts";
 import { writeDecisionChunk } from "./decisions.ts";
 import { keptStatementRows } from "./kept-statement-rows.ts";
 import { keepStatementRows } from "./kept-statements.ts";
@@ -26,12 +25,6 @@ const CANDIDATES = `
    WHERE application_id = $1::uuid
      AND id IN (SELECT v.id FROM vulnerabilities v, unnest(v.aliases) AS alias
                  WHERE v.application_id = $1::uuid AND alias IN (SELECT jsonb_array_elements_text($2::jsonb)))`;
-
-/** The kept statements' chunks, then the decisions' (made one at a time as they are written). */
-function* chunksToWrite(kept: readonly string[], decisions: Iterable<DecisionChunk>): Iterable<string | DecisionChunk> {
-  yield* kept;
-  yield* decisions;
-}
 
 export interface VexTarget {
   applicationId: string;
@@ -59,12 +52,12 @@ export async function applyVexReading(client: pg.ClientBase, reading: VexReading
     // with other callers (resting-writes.ts): Postgres is left free between the chunks. None is
     // written while this thread plans, the longest stretch of its own work: the two overlapping held
     // both CPUs of a small machine, and other callers' requests waited (bench/README.md).
-    const write = restBetweenWrites(
-      (chunk: string | DecisionChunk) =>
-        typeof chunk === "string" ? keepStatementRows(client, applicationId, chunk, by, at) : writeDecisionChunk(client, chunk, { source: "vex", at }),
-      { restUntil },
-    );
-    await writeOverlapped(chunksToWrite(kept, plan.decisions), write);
+    function* writes(): Iterable<() => Promise<unknown>> {
+      for (const chunk of kept) yield () => keepStatementRows(client, applicationId, chunk, by, at);
+      // The decisions' chunks are made one at a time, each while the one before is written.
+      for (const chunk of plan.decisions) yield () => writeDecisionChunk(client, chunk, { source: "vex", at });
+    }
+    await writeOverlapped(writes(), restBetweenWrites((write) => write(), { restUntil }));
     return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };
   });
 }
