@@ -559,6 +559,40 @@ describe("applying a large VEX", () => {
     }
   }, 60_000);
 
+  it("looks each statement it keeps up by its key: no join of the document with the kept statements, whatever the statistics", async () => {
+    // A new application's statements are in no statistics yet: a join of a chunk with those kept
+    // so far was planned as a nested loop comparing every pair (seconds for 2,500 against 10,000).
+    const size = 2_600; // the second chunk is planned with the first one's rows kept
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2034-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const reading = readOpenVex(openVex(findings.map((f) => statement(f.id, "not_affected", { products: [{ "@id": f.purl }] }))));
+    type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const plans: PlanNode[][] = [];
+    const client = await t.app.db.pool.connect();
+    const query = client.query.bind(client);
+    client.query = (async (...args: Parameters<typeof query>) => {
+      const [text, values] = args as unknown as [string, unknown[]];
+      if (typeof text === "string" && /^\s*INSERT INTO vex_statements/.test(text)) {
+        const { rows } = await query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+        plans.push(nodes(rows[0]["QUERY PLAN"][0].Plan));
+      }
+      return query(...args);
+    }) as typeof client.query;
+    try {
+      expect(await applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).toEqual({ applied: size, unchanged: 0, pending: 0 });
+    } finally {
+      client.query = query;
+      client.release();
+    }
+    expect(plans).toHaveLength(2);
+    for (const plan of plans) {
+      expect(plan.filter((node) => /Join|Nested Loop/.test(node["Node Type"]))).toEqual([]);
+      const lookups = plan.filter((node) => node["Relation Name"] === "vex_statements" && node["Node Type"] !== "ModifyTable");
+      expect(lookups).toEqual([expect.objectContaining({ "Node Type": "Index Scan", "Index Name": "vex_statements_application_id_key_key" })]);
+    }
+  }, 60_000);
+
   it("writes nothing when the plan fails: the statements are kept only once it is made", async () => {
     const size = 2_600; // two chunks of statements to keep
     const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2031-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
