@@ -16,8 +16,8 @@ import { matchStatements, type Matchable } from "./vex-matching.ts";
  * statement again is left out before the insert: ON CONFLICT would lock its row, writing to its page
  * and to the WAL, only to change nothing (the apply holds the application's lock: no one else
  * keeps its statements meanwhile). It is looked up by its key, one row's subquery at a time, not
- * joined: the planner cannot make that a join, whose plan would rest on statistics. A new
- * application's have none of its statements, and `NOT EXISTS` then became a nested loop comparing
+ * joined: the planner cannot make that a join, whose plan would rest on statistics. No statistics
+ * hold a new application's statements, and `NOT EXISTS` was then planned as a nested loop comparing
  * every statement with every one kept (5.6 s for a chunk of 2,500 against 10,000; bench/README.md).
  */
 const KEEP_STATEMENTS = `
