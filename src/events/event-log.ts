@@ -185,10 +185,8 @@ const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read
  * ones' $1–$2, then `more`.
  */
 function statementOf(read: LogRead, statements: LogStatements, more: unknown[] = []): pg.QueryConfig {
-  const parameters = isFiltered(read)
-    ? [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit]
-    : [read.after ?? 0, scanLimitOf(read)];
-  return { ...(isFiltered(read) ? statements.filtered : statements.unfiltered), values: [...parameters, ...more] };
+  if (!isFiltered(read)) return { ...statements.unfiltered, values: [read.after ?? 0, read.limit, ...more] };
+  return { ...statements.filtered, values: [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit, ...more] };
 }
 
 /** What a page's statement counted, as Postgres sends it (bigints as text). */

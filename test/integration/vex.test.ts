@@ -2,6 +2,7 @@
 // vulnerabilities by id (aliases included) and package URL, statements kept for findings that
 // appear later, the record of every change, the export and its round trip, and the rules a scan
 // keeps with decisions.
+import type pg from "pg";
 import { applyVexReading } from "../../src/domain/vulnerabilities/vex-transaction.ts";
 import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
 import { readOpenVex } from "../../src/vex/openvex-document.ts";
@@ -470,7 +471,24 @@ describe("a SARIF log with suppressions and results that are not findings", () =
 
 describe("applying a large VEX", () => {
   // The transaction the service's worker thread runs (vex-transaction.ts), here on a client of the
-  // test's own whose statements are counted.
+  // test's own whose statements are watched.
+
+  /**
+   * Tells `seen` of each statement `client` sends, before it goes (after `seen`'s promise, when it
+   * returns one; `query` is the client's own). Returns what puts the client's own query back.
+   */
+  function watchStatements(client: pg.PoolClient, seen: (text: string, values: unknown[] | undefined, query: pg.PoolClient["query"]) => void | Promise<void>) {
+    const query = client.query.bind(client);
+    client.query = ((...args: Parameters<typeof query>) => {
+      const [config, values] = args as unknown as [string | pg.QueryConfig, unknown[] | undefined];
+      const watched = typeof config === "string" ? seen(config, values, query) : seen(config.text, config.values ?? values, query);
+      return watched ? watched.then(() => query(...args)) : query(...args);
+    }) as typeof client.query;
+    return () => {
+      client.query = query;
+    };
+  }
+
   it("takes a bounded number of SQL statements, not one per vulnerability", async () => {
     const size = 2_600; // two chunks
     const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2030-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
@@ -478,14 +496,13 @@ describe("applying a large VEX", () => {
     const reading = readOpenVex(openVex(findings.map((f, i) => statement(f.id, i % 2 === 0 ? "not_affected" : "under_investigation", { products: [{ "@id": f.purl }] }))));
     const client = await t.app.db.pool.connect();
     let statements = 0;
-    const query = client.query.bind(client);
-    client.query = ((...args: Parameters<typeof query>) => {
+    const restore = watchStatements(client, () => {
       statements++;
-      return query(...args);
-    }) as typeof client.query;
+    });
     try {
       expect(await applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).toEqual({ applied: size, unchanged: 0, pending: 0 });
     } finally {
+      restore();
       client.release();
     }
     // BEGIN, the lock, one read of the candidates, then per 2,500 rows (one JSON parameter each)
@@ -570,19 +587,16 @@ describe("applying a large VEX", () => {
     const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
     const plans: PlanNode[][] = [];
     const client = await t.app.db.pool.connect();
-    const query = client.query.bind(client);
-    client.query = (async (...args: Parameters<typeof query>) => {
-      const [text, values] = args as unknown as [string, unknown[]];
-      if (typeof text === "string" && /^\s*INSERT INTO vex_statements/.test(text)) {
-        const { rows } = await query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+    const restore = watchStatements(client, (text, values, query) => {
+      if (!/^\s*INSERT INTO vex_statements/.test(text)) return;
+      return query(`EXPLAIN (FORMAT JSON) ${text}`, values).then(({ rows }) => {
         plans.push(nodes(rows[0]["QUERY PLAN"][0].Plan));
-      }
-      return query(...args);
-    }) as typeof client.query;
+      });
+    });
     try {
       expect(await applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).toEqual({ applied: size, unchanged: 0, pending: 0 });
     } finally {
-      client.query = query;
+      restore();
       client.release();
     }
     expect(plans).toHaveLength(2);
@@ -606,12 +620,9 @@ describe("applying a large VEX", () => {
     (reading.statements[0] as { products: string[] }).products = products;
     const client = await t.app.db.pool.connect();
     const sent: string[] = [];
-    const query = client.query.bind(client);
-    client.query = ((...args: Parameters<typeof query>) => {
-      const [text] = args as unknown as [string | { text: string }];
-      sent.push((typeof text === "string" ? text : text.text).trim().split(/\s+/)[0]!);
-      return query(...args);
-    }) as typeof client.query;
+    const restore = watchStatements(client, (text) => {
+      sent.push(text.trim().split(/\s+/)[0]!);
+    });
     try {
       await expect(applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() })).rejects.toThrow(TypeError);
       // Nothing was sent to be written before the plan: BEGIN, the lock, the candidates, ROLLBACK.
@@ -619,7 +630,7 @@ describe("applying a large VEX", () => {
       // Rolled back, and the connection is out of the transaction.
       expect((await client.query("SELECT txid_current_if_assigned() AS tx")).rows[0].tx).toBeNull();
     } finally {
-      client.query = query;
+      restore();
       client.release();
     }
     expect(await t.app.db.prisma.$queryRaw`SELECT count(*)::int AS kept FROM vex_statements WHERE application_id = ${app}::uuid`).toEqual([{ kept: 0 }]);
