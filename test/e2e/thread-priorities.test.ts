@@ -1,7 +1,8 @@
 // Which of the service's threads give way (src/platform-threads-priority.cts and
 // scans/reports/background-priority.ts): the threads Node's platform starts before any JavaScript
-// (V8's collector workers among them) at nice 10, and the document threads; the event loop and
-// libuv's thread pool at the process's priority. Read from Linux's /proc, as the scheduler sees them.
+// (V8's collector workers among them) at nice 10, and the document threads under SCHED_IDLE (nice 10
+// as well); the event loop and libuv's thread pool at the process's priority. Read from Linux's /proc,
+// as the scheduler sees them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mintToken } from "../../src/auth/mint-token.ts";
@@ -11,6 +12,10 @@ import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.t
 
 /** A thread's nice value: field 19 of its stat line, counted after the parenthesised name. */
 const niceOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+/** A thread's scheduling policy: field 41 of its stat line (0 SCHED_OTHER, 5 SCHED_IDLE). */
+const policyOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[38]);
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
 const threadsOf = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
 
 /** The nice values of the threads the script lists as there before it began and started later, read while it waits; then it is killed. */
@@ -67,9 +72,10 @@ describe("the service as npm start runs it", () => {
     await database.drop();
   });
 
-  it("serves on a main thread at nice 0 and reads a report on a thread at nice 10", async () => {
+  it("serves on a main thread at nice 0 and reads a document on a thread under SCHED_IDLE at nice 10", async () => {
     const pid = service.child.pid!;
     expect(niceOf(pid, pid)).toBe(0);
+    expect(threadsOf(pid).map((tid) => policyOf(pid, tid))).toEqual(threadsOf(pid).map(() => SCHED_OTHER));
     const atStart = new Set(threadsOf(pid));
     const atTen = [...atStart].filter((tid) => niceOf(pid, tid) === 10);
     expect(atTen.length).toBeGreaterThanOrEqual(5);
@@ -96,5 +102,7 @@ describe("the service as npm start runs it", () => {
     const documentThreads = threadsOf(pid).filter((tid) => !atStart.has(tid));
     expect(documentThreads.length).toBeGreaterThanOrEqual(1);
     expect(documentThreads.map((tid) => niceOf(pid, tid))).toEqual(documentThreads.map(() => 10));
+    expect(documentThreads.map((tid) => policyOf(pid, tid))).toEqual(documentThreads.map(() => SCHED_IDLE));
+    expect(policyOf(pid, pid)).toBe(SCHED_OTHER);
   });
 });
