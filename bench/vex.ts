@@ -12,6 +12,7 @@
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import pg from "pg";
 import { Pool } from "undici";
@@ -95,7 +96,7 @@ function readers(base: string, path: string, headers: Record<string, string>) {
     let next = performance.now() + (i * periodMs) / READERS;
     while (running) {
       const wait = next - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (wait > 0) await sleep(wait);
       // A request due while the previous one was still out is sent at once, and timed from when it was due.
       const at = Math.min(next, performance.now());
       next += periodMs;
@@ -133,7 +134,7 @@ export async function runVexBench(): Promise<void> {
   const statementsSoFar = async () => {
     const seen = stderr.length;
     server.kill("SIGUSR2");
-    for (let i = 0; i < 100 && !/statements=\d+\n/.test(stderr.slice(seen)); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && !/statements=\d+\n/.test(stderr.slice(seen)); i++) await sleep(10);
     return Number(/statements=(\d+)\n/.exec(stderr.slice(seen))?.[1]);
   };
   const base = `http://127.0.0.1:${PORT}`;
@@ -168,7 +169,7 @@ export async function runVexBench(): Promise<void> {
     const before = await statementsSoFar();
     const counted = await apply("not_affected");
     const sent = (await statementsSoFar()) - before;
-    await new Promise((r) => setTimeout(r, counted.end - counted.start));
+    await sleep(counted.end - counted.start);
     const idleStatements = (await statementsSoFar()) - before - sent;
     console.log(
       `apply (every statement changes its vulnerability): ${((counted.end - counted.start) / 1000).toFixed(2)} s, ` +
@@ -179,7 +180,6 @@ export async function runVexBench(): Promise<void> {
     // (back and forth), then the same again (every status unchanged). Several rounds, so that the
     // p99 of each window rests on several hundred requests, not on its two or three slowest.
     const load = readers(base, `/applications/${other}/vulnerabilities?limit=20`, headers);
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await sleep(WARM_UP_MS);
     const idleWindows: [number, number][] = [];
     const rounds: { changing: Awaited<ReturnType<typeof apply>>; unchanged: Awaited<ReturnType<typeof apply>> }[] = [];

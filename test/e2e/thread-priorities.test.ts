@@ -10,10 +10,12 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { START_FLAGS, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
 import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
 
-/** A thread's nice value: field 19 of its stat line, counted after the parenthesised name. */
-const niceOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
-/** A thread's scheduling policy: field 41 of its stat line (0 SCHED_OTHER, 5 SCHED_IDLE). */
-const policyOf = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[38]);
+/** Field `n` (counted from 1, as proc(5) does) of a thread's stat line; the fields after the parenthesised name start at 3. */
+const statField = (pid: number, tid: number, n: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[n - 3]);
+/** A thread's nice value: field 19. */
+const niceOf = (pid: number, tid: number): number => statField(pid, tid, 19);
+/** A thread's scheduling policy: field 41 (0 SCHED_OTHER, 5 SCHED_IDLE). */
+const policyOf = (pid: number, tid: number): number => statField(pid, tid, 41);
 const SCHED_OTHER = 0;
 const SCHED_IDLE = 5;
 const threadsOf = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map(Number);
