@@ -1,6 +1,7 @@
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { keepBackendMemoryMapped } from "./backend-memory.ts";
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -55,6 +56,7 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
   for (const p of [pool, queuePool]) {
     p.on("error", () => {});
     p.on("connect", (client) => client.on("error", () => {}));
+    keepBackendMemoryMapped(p);
   }
   const prisma = new PrismaClient({ adapter: new ReleasingPrismaPg(pool) });
   const inUse = [clientsInUse(pool), clientsInUse(queuePool)];

@@ -3,6 +3,7 @@
 // (its caches of the tables, indexes and types they use), 30–70 ms a statement for the apply's
 // (bench/README.md). One per database URL and thread: a thread runs one task at a time.
 import pg from "pg";
+import { keepBackendMemoryMapped } from "../../db/backend-memory.ts";
 
 /** As the service's own connections (src/db/client.ts): a database that does not answer fails the apply. */
 const CONNECTION_TIMEOUT_MS = 3000;
@@ -25,6 +26,7 @@ export async function withConnection<T>(databaseUrl: string, use: (client: pg.Po
       connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
     });
     pool.on("error", () => {}); // a kept connection lost while idle: the pool drops it, the next apply opens another
+    keepBackendMemoryMapped(pool);
     pools.set(databaseUrl, pool);
   }
   const client = await pool.connect();
