@@ -15,11 +15,7 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 /** A text value of CHUNK_BYTES made (one allocation, in the statement's memory) and dropped. */
 const ALLOCATE_AND_FREE = `SELECT length(repeat(' ', ${CHUNK_BYTES}))`;
 
-/** Every new connection of `pool` runs the statement first, before whatever it was opened for. */
-export function keepBackendMemoryMapped(pool: pg.Pool): void {
-  pool.on("connect", (client) => {
-    // Queued ahead of the first query of whoever asked for the connection. A failure is that query's
-    // too (the connection is the same), and is handled there.
-    client.query(ALLOCATE_AND_FREE).catch(() => {});
-  });
+/** A pool's `onConnect`: run on each new connection before it is lent out (a failure fails that checkout). */
+export async function keepBackendMemoryMapped(client: pg.ClientBase): Promise<void> {
+  await client.query(ALLOCATE_AND_FREE);
 }

@@ -43,11 +43,12 @@ const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry s
 const CONNECTION_TIMEOUT_MS = 3000;
 
 export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS, onConnect: keepBackendMemoryMapped });
   const queuePool = new pg.Pool({
     connectionString: url,
     max: QUEUE_POOL_SIZE,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    onConnect: keepBackendMemoryMapped,
     options: "-c plan_cache_mode=force_custom_plan",
   });
   // A client's error (e.g. the server restarting) must not crash the process. The pool listens on
@@ -56,7 +57,6 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
   for (const p of [pool, queuePool]) {
     p.on("error", () => {});
     p.on("connect", (client) => client.on("error", () => {}));
-    keepBackendMemoryMapped(p);
   }
   const prisma = new PrismaClient({ adapter: new ReleasingPrismaPg(pool) });
   const inUse = [clientsInUse(pool), clientsInUse(queuePool)];

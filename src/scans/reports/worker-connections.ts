@@ -24,9 +24,9 @@ export async function withConnection<T>(databaseUrl: string, use: (client: pg.Po
       max: 1,
       idleTimeoutMillis: IDLE_MS,
       connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      onConnect: keepBackendMemoryMapped,
     });
     pool.on("error", () => {}); // a kept connection lost while idle: the pool drops it, the next apply opens another
-    keepBackendMemoryMapped(pool);
     pools.set(databaseUrl, pool);
   }
   const client = await pool.connect();
