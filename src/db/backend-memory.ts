@@ -1,12 +1,12 @@
 // A new Postgres backend gives memory back to the kernel eagerly: its malloc (glibc's) serves a
 // chunk of 128 KiB or more with mmap and unmaps it when freed, and trims the top of its heap past
-// 256 KiB. A statement that builds a result or reads a parameter of a few hundred KiB (a page of
-// the event log as JSON, a chunk of a report's findings) then faults every page of it in again,
-// each time: about 300 page faults, 4–5 ms of a 2 ms statement, for a page of GET /events on a VM
-// (bench/README.md). Once a chunk of some size has been freed, glibc raises both bounds to it (and
-// twice it) for the rest of the process (mallopt(3), "dynamic mmap threshold"): one such chunk,
-// allocated and freed by the first statement on each new connection, keeps the backend's working
-// memory mapped from then on. Elsewhere (another allocator) the statement is merely a cheap one.
+// 256 KiB. A statement that builds a result or reads a parameter of a few hundred KB (a page of the
+// event log as JSON, a chunk of a report's findings) then faults every page of it in again, each
+// time: about 300 page faults for a page of GET /events, 4–5 ms on top of the statement's 2 ms on
+// a small VM (bench/README.md). Once a chunk of some size has been freed, glibc raises both bounds
+// to it (and twice it) for the rest of the process (mallopt(3), "dynamic mmap threshold"): one such
+// chunk, allocated and freed by the first statement on each new connection, keeps the backend's
+// working memory mapped from then on. With another allocator (musl's) it is merely one more statement.
 import type pg from "pg";
 
 /**

@@ -1,5 +1,5 @@
 // The service's connections keep their backends' working memory mapped (db/backend-memory.ts): a
-// statement whose result is a few hundred KiB, run again and again, does not fault its pages in anew
+// statement whose result is a few hundred KB, run again and again, does not fault its pages in anew
 // each time, as it does on a connection opened without the first statement. Counted from the
 // backend's own /proc entry: the tests' Postgres runs on this machine.
 import { readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { openDatabase, type Database } from "../../src/db/client.ts";
 import { withConnection } from "../../src/scans/reports/worker-connections.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
-/** About 330 KiB of text built in one value, as a page of the event log is. */
+/** About 330 KB of text built in one value, as a page of the event log is. */
 const LARGE_RESULT = "SELECT string_agg(md5(i::text), ',') AS page FROM generate_series(1, 10000) AS i";
 const RUNS = 10;
 
