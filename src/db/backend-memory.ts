@@ -12,7 +12,7 @@ import type pg from "pg";
 /**
  * The chunk: 2 MiB, so that glibc keeps chunks up to 2 MiB on its heap and up to 4 MiB free at its
  * top. The working memory of a statement whose result is 330 KB is more than 2 MiB: with a 1 MiB
- * chunk such a statement faulted more pages than with none (backend-memory.test.ts). Faulting the
+ * chunk such a statement faulted more pages than with none (bench/README.md). Faulting the
  * chunk in costs a new connection about 20 ms on a small VM, once; 2 KiB repeated 1,024 times, as
  * repeating one character two million times is slower.
  */
