@@ -4,14 +4,15 @@
 // as well); the event loop and libuv's thread pool at the process's priority. Read from Linux's /proc,
 // as the scheduler sees them.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { procStatField } from "../helpers/proc-stat.ts";
 import { START_FLAGS, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
 import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
 
-/** Field `n` (counted from 1, as proc(5) does) of a thread's stat line; the fields after the parenthesised name start at 3. */
-const statField = (pid: number, tid: number, n: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[n - 3]);
+/** Field `n` of a thread's stat line. */
+const statField = (pid: number, tid: number, n: number): number => procStatField(`/proc/${pid}/task/${tid}/stat`, n);
 /** A thread's nice value: field 19. */
 const niceOf = (pid: number, tid: number): number => statField(pid, tid, 19);
 /** A thread's scheduling policy: field 41 (0 SCHED_OTHER, 5 SCHED_IDLE). */

@@ -2,11 +2,11 @@
 // statement whose result is a few hundred KB, run again and again, does not fault its pages in anew
 // each time, as it does on a connection opened without the first statement. Counted from the
 // backend's own /proc entry: the tests' Postgres runs on this machine.
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import { withConnection } from "../../src/scans/reports/worker-connections.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { procStatField } from "../helpers/proc-stat.ts";
 
 /** About 330 KB of text built in one value, as a page of the event log is. */
 const LARGE_RESULT = "SELECT string_agg(md5(i::text), ',') AS page FROM generate_series(1, 10000) AS i";
@@ -24,11 +24,8 @@ afterAll(async () => {
   await database.drop();
 });
 
-/** proc(5)'s minflt, field 10 of the stat line (counted from 1; the fields after the command's name start at 3). */
-function minorFaults(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[10 - 3]);
-}
+/** A process's minor page faults so far: minflt, field 10 of its stat line. */
+const minorFaults = (pid: number): number => procStatField(`/proc/${pid}/stat`, 10);
 
 /** Page faults of `client`'s backend per run of LARGE_RESULT, once its caches are warm. */
 async function faultsPerRun(client: pg.ClientBase): Promise<number> {
