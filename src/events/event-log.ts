@@ -103,7 +103,10 @@ export interface LogPage<Events = LoggedEvent[]> {
 // the plan costly enough for Postgres to JIT-compile it, a second per read.
 const MARKS = "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
 
-/** The filtered read up to the select list: `marks m`, then `matched x JOIN events e`, one row when none matched. */
+/**
+ * The filtered read up to the select list: `marks m`, then `matched x JOIN events e`, one row when none
+ * matched; `x.n` numbers the matches from 1, in log order.
+ */
 const READ_FILTERED = (select: string) => `
   WITH marks AS (${MARKS}),
   scanned AS (
@@ -113,7 +116,7 @@ const READ_FILTERED = (select: string) => `
      LIMIT $2
   ),
   matched AS (
-    SELECT s.position FROM scanned s
+    SELECT s.position, row_number() OVER (ORDER BY s.position) AS n FROM scanned s
      WHERE ($3::text[] IS NULL OR s.type = ANY ($3::text[])) AND ($4::uuid IS NULL OR s.application_id = $4::uuid)
      ORDER BY s.position
      LIMIT $5
@@ -125,13 +128,13 @@ const READ_FILTERED = (select: string) => `
 // The same read when nothing is filtered out: the page is all it scans, read in one pass, and the
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
-// time a page of 500 took (bench/README.md). Up to the select list: `m`'s marks, then the page `p`,
-// one row when it is empty.
+// time a page of 500 took (bench/README.md). Up to the select list: `m`'s marks, then the page `p`
+// (`p.n` numbering its events from 1), one row when it is empty.
 const READ_UNFILTERED = (select: string) => `
   SELECT m.head, m.pruned_through, ${select}
     FROM (${MARKS}) m
     LEFT JOIN LATERAL (
-      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position FROM events e
+      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position, row_number() OVER (ORDER BY e.position) AS n FROM events e
        WHERE e.position > greatest($1::bigint, m.pruned_through)
        ORDER BY e.position
        LIMIT $2
@@ -212,20 +215,29 @@ function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "ev
 }
 
 /**
- * A read whose events Postgres writes out itself, as one JSON array text, `render` being the SQL of one
- * event's JSON for an events row `e`; `name` names the statements (prepared once per connection). For
- * a reader that sends the page on as it is (GET /events), which then neither parses rows nor builds a
- * string per event: those were most of a page's CPU in this process and most of what it allocated,
- * and the collections of that garbage were in the slowest pages' time. The page comes as one string
- * (V8 keeps one that size in its old generation); in chunks of 50 events it was no faster (bench/README.md).
+ * Events per row of a rendered page. A page of 500 in one text (~200 KB) was a string in V8's
+ * large-object space: each one mapped fresh memory (1 ms of faults and copying, against 0.03 ms for
+ * the same bytes in two strings) and grew the old generation (bench/README.md). Rows of 50 events
+ * stay far below that size (128 KiB) unless events are large.
+ */
+const RENDERED_ROW_EVENTS = 50;
+
+/**
+ * A read whose events Postgres writes out itself, as JSON text, `render` being the SQL of one event's
+ * JSON for an events row `e`; `name` names the statements (prepared once per connection). For a
+ * reader that sends the page on as it is (GET /events), which then neither parses rows nor builds a
+ * string per event: those were most of a page's CPU in this process and most of what it allocated.
+ * Each row holds `RENDERED_ROW_EVENTS` events' JSON, comma-separated (null when none is of a type this
+ * version knows), and the page's counts, the same on every row.
  */
 export function renderedLog(name: string, render: (e: string) => string): LogStatements {
   const page = (e: string, known: string) =>
-    `count(${e}.position) AS matched, max(${e}.position) AS last_matched,
-     '[' || coalesce(string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])), '') || ']' AS events`;
+    `sum(count(${e}.position)) OVER () AS matched, max(max(${e}.position)) OVER () AS last_matched,
+     string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])) AS events`;
+  const inRows = (n: string) => `GROUP BY m.head, m.pruned_through, (${n} - 1) / ${RENDERED_ROW_EVENTS}\n   ORDER BY (${n} - 1) / ${RENDERED_ROW_EVENTS}`;
   return {
-    filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"))}\n   GROUP BY m.head, m.pruned_through` },
-    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"))}\n   GROUP BY m.head, m.pruned_through` },
+    filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"))}\n   ${inRows("x.n")}` },
+    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"))}\n   ${inRows("p.n")}` },
   };
 }
 
@@ -236,11 +248,14 @@ interface RenderedRow {
   scanned_through?: string | null;
   matched: string;
   last_matched: string | null;
-  events: string;
+  events: string | null;
 }
 
-/** A page of the log after `read.after`, its events (of the types this version knows) as a JSON array. */
-export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: LogStatements): Promise<LogPage<Buffer>> {
+/**
+ * A page of the log after `read.after`, its events (of the types this version knows) as a JSON array
+ * in pieces, to be written one after the other: joined, they would make one large string again.
+ */
+export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: LogStatements): Promise<LogPage<string[]>> {
   // The types this version knows come after the read's own parameters ($6, $3).
   const { rows } = await pool.query<RenderedRow>(statementOf(read, statements, [EVENT_TYPES]));
   const row = rows[0]!;
@@ -252,7 +267,9 @@ export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: 
     scanned: row.scanned,
     scannedThrough: row.scanned_through ?? null,
   });
-  return { events: Buffer.from(row.events), ...bounds };
+  const items = rows.flatMap((r) => (r.events === null ? [] : [r.events]));
+  const pieces = items.length === 0 ? ["[]"] : items.map((item, i) => `${i === 0 ? "[" : ","}${item}${i === items.length - 1 ? "]" : ""}`);
+  return { events: pieces, ...bounds };
 }
 
 /** The position of the last event in the log. */

@@ -107,6 +107,13 @@ describe("GET /events", () => {
     expect(unfiltered.text).toBe(JSON.stringify(unfiltered.body));
     expect(unfiltered.body.map((e: { id: string }) => e.id)).toEqual(ids);
     expect(unfiltered.body.map((e: { cursor: string }) => decodeEventCursor(e.cursor))).toEqual(ids.map((_, n) => decodeEventCursor(before)! + n + 1));
+    expect(unfiltered.headers.get("content-length")).toBe(String(Buffer.byteLength(unfiltered.text)));
+    expect(unfiltered.headers.get("content-type")).toBe("application/json; charset=utf-8");
+
+    const head = await t.request("HEAD", `/events?after=${before}&limit=130`);
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(unfiltered.text)));
+    expect(head.text).toBe("");
   });
 
   it("leaves out events of a type this version does not know, and pages on past them", async () => {
@@ -123,6 +130,21 @@ describe("GET /events", () => {
     const unfiltered = await t.request("GET", `/events?after=${before}&limit=2`);
     expect(ids(unfiltered)).toEqual([first]);
     expect(ids(await t.request("GET", `${nextLink(unfiltered)!.slice(t.baseUrl.length)}`)).slice(0, 1)).toEqual([third]);
+  });
+
+  it("writes a page whose events of unknown types fill one of the rows Postgres writes it in", async () => {
+    const app = newId();
+    const unknown = (n: number) => ({ ...sampleEvent("scan.completed", app, n), type: "scan.teleported" }) as unknown as NewEvent;
+    const events = [sampleEvent("scan.completed", app, 0), ...Array.from({ length: 120 }, (_, n) => unknown(n + 1)), sampleEvent("scan.completed", app, 121)];
+    const ids = await logged(events, { oneTransaction: true });
+
+    const filtered = await t.request("GET", `/events?applicationId=${app}&limit=122`);
+    expect(filtered.text).toBe(JSON.stringify(filtered.body));
+    expect(filtered.body.map((e: { id: string }) => e.id)).toEqual([ids[0], ids[121]]);
+    const before = encodeEventCursor(decodeEventCursor(filtered.body[0].cursor)! - 1);
+    const unfiltered = await t.request("GET", `/events?after=${before}&limit=122`);
+    expect(unfiltered.text).toBe(JSON.stringify(unfiltered.body));
+    expect(unfiltered.body.map((e: { id: string }) => e.id)).toEqual([ids[0], ids[121]]);
   });
 
   it("gives only the types the token may read, and refuses to be asked for others", async () => {

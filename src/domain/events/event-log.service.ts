@@ -71,8 +71,8 @@ export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Pro
   return readEventsWith(ctx, query, readLog);
 }
 
-/** The same page, its events as a JSON array of their views (event.view.ts), for GET /events. */
-export async function readEventsJson(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage<Buffer>> {
+/** The same page, its events as a JSON array of their views (event.view.ts) in pieces, for GET /events. */
+export async function readEventsJson(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage<string[]>> {
   return readEventsWith(ctx, query, (pool, read) => readRenderedLog(pool, read, EVENT_VIEW_PAGES));
 }
 
