@@ -116,6 +116,7 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
   const serviceTimes: number[] = [];
   const parsedTimes: number[] = [];
   const bareTimes: number[] = [];
+  const readCpuBefore = cpuSeconds([service.child.pid!]);
   const readUntil = Date.now() + READ_SECONDS * 1000;
   let pages = 0;
   while (Date.now() < readUntil) {
@@ -132,10 +133,14 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     bareTimes.push(performance.now() - started);
     pages++;
   }
+  const readCpu = cpuSeconds([service.child.pid!]) - readCpuBefore;
   const stopped = Promise.race([new Promise<{ written: number; seconds: number }>((resolve) => writers.once("message", resolve)), writersFailed]);
   writers.postMessage("stop");
   const { written, seconds: writeSeconds } = await stopped;
-  console.log(`\nGET /events?limit=${PAGE} from random cursors, ${pages} pages in ${READ_SECONDS} s, while writers committed ${Math.round(written / writeSeconds).toLocaleString("en")} events/s:`);
+  console.log(
+    `\nGET /events?limit=${PAGE} from random cursors, ${pages} pages in ${READ_SECONDS} s, while writers committed ${Math.round(written / writeSeconds).toLocaleString("en")} events/s ` +
+      `(the service's CPU ${((readCpu * 1000) / pages).toFixed(1)} ms a page, the writers' fan-out included):`,
+  );
   console.log("| reader | p50 ms | p90 ms | p99 ms | max ms |");
   console.log("|---|---:|---:|---:|---:|");
   for (const [label, times] of [
