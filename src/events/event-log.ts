@@ -103,11 +103,14 @@ export interface LogPage<Events = LoggedEvent[]> {
 // the plan costly enough for Postgres to JIT-compile it, a second per read.
 const MARKS = "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
 
+/** `, n`: a page's events numbered from 1 in log order, which the rendered reads group by (`alias` their row). */
+const numbering = (alias: string) => `, row_number() OVER (ORDER BY ${alias}.position) AS n`;
+
 /**
  * The filtered read up to the select list: `marks m`, then `matched x JOIN events e`, one row when none
- * matched; `x.n` numbers the matches from 1, in log order.
+ * matched; `numbered`, `x.n` numbers the matches.
  */
-const READ_FILTERED = (select: string) => `
+const READ_FILTERED = (select: string, numbered = false) => `
   WITH marks AS (${MARKS}),
   scanned AS (
     SELECT e.position, e.type, e.application_id FROM events e
@@ -116,7 +119,7 @@ const READ_FILTERED = (select: string) => `
      LIMIT $2
   ),
   matched AS (
-    SELECT s.position, row_number() OVER (ORDER BY s.position) AS n FROM scanned s
+    SELECT s.position${numbered ? numbering("s") : ""} FROM scanned s
      WHERE ($3::text[] IS NULL OR s.type = ANY ($3::text[])) AND ($4::uuid IS NULL OR s.application_id = $4::uuid)
      ORDER BY s.position
      LIMIT $5
@@ -129,12 +132,12 @@ const READ_FILTERED = (select: string) => `
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
 // time a page of 500 took (bench/README.md). Up to the select list: `m`'s marks, then the page `p`
-// (`p.n` numbering its events from 1), one row when it is empty.
-const READ_UNFILTERED = (select: string) => `
+// (`numbered`, `p.n` numbering its events), one row when it is empty.
+const READ_UNFILTERED = (select: string, numbered = false) => `
   SELECT m.head, m.pruned_through, ${select}
     FROM (${MARKS}) m
     LEFT JOIN LATERAL (
-      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position, row_number() OVER (ORDER BY e.position) AS n FROM events e
+      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position${numbered ? numbering("e") : ""} FROM events e
        WHERE e.position > greatest($1::bigint, m.pruned_through)
        ORDER BY e.position
        LIMIT $2
@@ -236,8 +239,8 @@ export function renderedLog(name: string, render: (e: string) => string): LogSta
      string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])) AS events`;
   const inRows = (n: string) => `GROUP BY m.head, m.pruned_through, (${n} - 1) / ${RENDERED_ROW_EVENTS}\n   ORDER BY (${n} - 1) / ${RENDERED_ROW_EVENTS}`;
   return {
-    filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"))}\n   ${inRows("x.n")}` },
-    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"))}\n   ${inRows("p.n")}` },
+    filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"), true)}\n   ${inRows("x.n")}` },
+    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"), true)}\n   ${inRows("p.n")}` },
   };
 }
 
