@@ -2,8 +2,8 @@
 // parameters that are not JSON where JSON is due (`variables` or `extensions` in a query string or a
 // form body, multipart `operations`), and variables no input may hold (CONTRACT §2: nesting deeper
 // than 64 levels, a lone UTF-16 surrogate, U+0000), refused with their path whichever operation or
-// transport (HTTP, SSE, graphql-ws) carries them.
-import { GraphQLError } from "graphql";
+// transport (HTTP, SSE, graphql-ws) carries them, and variables that do not coerce to their types.
+import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type GraphQLSchema } from "graphql";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
 import { unsafeInput } from "../domain/validation.ts";
 import { invalid } from "../errors.ts";
@@ -48,6 +48,33 @@ export function unsafeVariablesRefused(): Plugin {
   const refuse = ({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
     const error = unsafeVariablesError(args.variableValues);
     if (error) setResultAndStopExecution({ errors: [error] });
+  };
+  return { onExecute: refuse, onSubscribe: refuse };
+}
+
+interface OperationArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}
+
+/**
+ * Variables that do not coerce to their declared types, refused before any executor runs, with
+ * BAD_USER_INPUT and HTTP status 400 whatever the operation: graphql-tools words only a subscription's
+ * so (a query's had no code), and graphql-jit, which runs queries and subscriptions, gives no code.
+ */
+export function uncoercibleVariablesRefused(): Plugin {
+  const refuse = ({ args, setResultAndStopExecution }: { args: OperationArgs; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation) return; // the executor answers that itself
+    const { errors } = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+    if (!errors) return;
+    setResultAndStopExecution({
+      errors: errors.map((error) =>
+        createGraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code: "BAD_USER_INPUT", http: { status: 400 } } }),
+      ),
+    });
   };
   return { onExecute: refuse, onSubscribe: refuse };
 }

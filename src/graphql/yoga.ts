@@ -21,7 +21,7 @@ import type { GraphQLContext } from "./context.ts";
 import { errorLoggingPlugin } from "./error-logging.ts";
 import { renderLocalGraphiQL } from "./graphiql.ts";
 import { maskError } from "./errors.ts";
-import { unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
+import { uncoercibleVariablesRefused, unparsableParamsAsBadRequest, unsafeVariablesRefused } from "./hostile-params.ts";
 import { armorPlugin } from "./limits.ts";
 import { PerApplicationBatch } from "./per-application-batch.ts";
 import { schema } from "./schema.ts";
@@ -61,6 +61,7 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
       armorPlugin(deps.production),
       unparsableParamsAsBadRequest(),
       unsafeVariablesRefused(),
+      uncoercibleVariablesRefused(),
       errorLoggingPlugin(deps.log, deps.health),
       compiledQueries(),
       sharedSubscriptions(),

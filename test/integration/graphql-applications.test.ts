@@ -58,6 +58,19 @@ describe("GraphQL applications", () => {
     expect(paths).toEqual(["name", "repoUrl", "tags[0]"]);
   });
 
+  it.each([
+    ["a query", LIST, { first: "ten" }, /^Variable "\$first" got invalid value "ten"/],
+    ["a query", GET, {}, /^Variable "\$id" of required type "ID!" was not provided/],
+    ["a mutation", CREATE, { input: { name: "x", criticality: "SEVERE" } }, /^Variable "\$input" got invalid value "SEVERE" at "input.criticality"/],
+  ])("answers 400 with BAD_USER_INPUT for variables of %s that do not coerce", async (_label, query, variables, message) => {
+    const res = await gql(t, query, variables);
+    expect(res.status).toBe(400);
+    expect(res.body.data).toBeUndefined();
+    expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
+    expect(res.body.errors[0].message).toMatch(message);
+    expect(res.body.errors[0].locations).toHaveLength(1);
+  });
+
   it("answers CONFLICT for a duplicate name, on create and on rename", async () => {
     await gql(t, CREATE, { input: { name: "taken" } });
     expect(codesOf(await gql(t, CREATE, { input: { name: "taken" } }))).toEqual(["CONFLICT"]);

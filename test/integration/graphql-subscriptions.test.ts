@@ -150,6 +150,36 @@ describe("graphql-ws subscriptions", () => {
     expect(allowed.results[0]!.data!.scanUpdated.status).toBe("COMPLETED");
   });
 
+  it("refuses variables that do not coerce with BAD_USER_INPUT, and takes arguments written in the document", async () => {
+    const client = wsClient(t, await bearer());
+    clients.push(client);
+    const badId = subscribe(client, `subscription($app: ID) { events(applicationId: $app) { eventId } }`, { app: { not: "an id" } });
+    const badType = subscribe(client, `subscription($types: [EventType!]) { events(types: $types) { eventId } }`, { types: ["NOT_A_TYPE"] });
+    for (const refused of [badId, badType]) {
+      await refused.settled;
+      // The subscription's one result, as graphql-ws sends an operation that does not start.
+      expect(refused.failure()).toBeUndefined();
+      expect(refused.results).toHaveLength(1);
+      const { data, errors } = refused.results[0]!;
+      expect(data).toBeUndefined();
+      expect(errors).toHaveLength(1);
+      expect(errors![0]!.message).toMatch(/^Variable "\$(app|types)" got invalid value/);
+      expect(errors![0]!.extensions?.code).toBe("BAD_USER_INPUT");
+    }
+
+    // Literal arguments reach the field's resolver as arguments (the operation has no variables).
+    const [appA, appB] = [newId(), newId()];
+    const literal = subscribe(client, `subscription { scanCompleted(applicationId: "${appB}") { applicationId } }`);
+    await produceUntilSeen(
+      () => literal.results.length > 0,
+      async () => {
+        await commitEvent("scan.completed", scanData(appA));
+        return commitEvent("scan.completed", scanData(appB));
+      },
+    );
+    expect(literal.results.map((r) => r.data!.scanCompleted.applicationId)).toEqual(literal.results.map(() => appB));
+  });
+
   it.each([
     ["no connection_init payload", undefined],
     ["a malformed token", { authorization: "Bearer nope" }],
@@ -358,6 +388,18 @@ describe("SSE subscriptions", () => {
     await reading;
     const data = JSON.parse(text.split("event: next\ndata: ")[1]!.split("\n")[0]!);
     expect(data.data.scanCompleted.applicationId).toBe(appId);
+  });
+
+  it("answers 400 with BAD_USER_INPUT for variables that do not coerce, as over graphql-ws", async () => {
+    const res = await fetch(`${t.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...(await bearer()) },
+      body: JSON.stringify({ query: "subscription($app: ID) { scanCompleted(applicationId: $app) { id } }", variables: { app: [1] } }),
+    });
+    expect(res.status).toBe(400);
+    const data = JSON.parse((await res.text()).split("event: next\ndata: ")[1]!.split("\n")[0]!);
+    expect(data.errors).toHaveLength(1);
+    expect(data.errors[0]).toMatchObject({ message: expect.stringMatching(/^Variable "\$app" got invalid value/), extensions: { code: "BAD_USER_INPUT" } });
   });
 
   it("ends the stream when the token expires, as a graphql-ws socket closes", async () => {
