@@ -61,7 +61,7 @@ const base64urlOf24 = (bits: number): string =>
 
 /**
  * The cursor of a position: its nine bytes taken three at a time, by arithmetic rather than through a
- * Buffer and a BigInt (a replay encodes one per event: 0.1–0.25 µs each against 0.35–0.65 µs).
+ * Buffer and a BigInt (a replay encodes one per event: 0.11–0.25 µs each against 0.34–0.65 µs).
  */
 export function encodeEventCursor(position: number): string {
   if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`not a log position: ${position}`);
