@@ -43,15 +43,6 @@ export function unsafeVariablesError(variables: unknown): GraphQLError | null {
   return createGraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
 }
 
-/** Checked before execution starts, so neither variable coercion nor a resolver sees them. */
-export function unsafeVariablesRefused(): Plugin {
-  const refuse = ({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
-    const error = unsafeVariablesError(args.variableValues);
-    if (error) setResultAndStopExecution({ errors: [error] });
-  };
-  return { onExecute: refuse, onSubscribe: refuse };
-}
-
 interface OperationArgs {
   schema: GraphQLSchema;
   document: DocumentNode;
@@ -59,22 +50,29 @@ interface OperationArgs {
   variableValues?: Record<string, unknown> | null;
 }
 
+/** A plugin that answers `errors` instead of running an operation (query, mutation or subscription) for which `check` finds some. */
+function refusing(check: (args: OperationArgs) => GraphQLError[]): Plugin {
+  const refuse = ({ args, setResultAndStopExecution }: { args: OperationArgs; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+    const errors = check(args);
+    if (errors.length > 0) setResultAndStopExecution({ errors });
+  };
+  return { onExecute: refuse, onSubscribe: refuse };
+}
+
+/** Checked before execution starts, so neither variable coercion nor a resolver sees them. */
+export const unsafeVariablesRefused = (): Plugin => refusing((args) => [unsafeVariablesError(args.variableValues)].filter((e) => e !== null));
+
 /**
  * Variables that do not coerce to their declared types, refused before any executor runs, with
  * BAD_USER_INPUT and HTTP status 400 whatever the operation: graphql-tools words only a subscription's
  * so (a query's had no code), and graphql-jit, which runs queries and subscriptions, gives no code.
  */
-export function uncoercibleVariablesRefused(): Plugin {
-  const refuse = ({ args, setResultAndStopExecution }: { args: OperationArgs; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+export const uncoercibleVariablesRefused = (): Plugin =>
+  refusing((args) => {
     const operation = getOperationAST(args.document, args.operationName);
-    if (!operation) return; // the executor answers that itself
-    const { errors } = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
-    if (!errors) return;
-    setResultAndStopExecution({
-      errors: errors.map((error) =>
-        createGraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code: "BAD_USER_INPUT", http: { status: 400 } } }),
-      ),
-    });
-  };
-  return { onExecute: refuse, onSubscribe: refuse };
-}
+    if (!operation) return []; // the executor answers that itself
+    const { errors = [] } = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+    return errors.map((error) =>
+      createGraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code: "BAD_USER_INPUT", http: { status: 400 } } }),
+    );
+  });
