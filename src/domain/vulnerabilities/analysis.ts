@@ -56,6 +56,17 @@ export interface Analysis extends Decision {
   at: string;
 }
 
+/** The decision as made by `by` from `source` at `at`, its keys in the order the API writes them. */
+export const analysisOfDecision = ({ state, justification, detail, response }: Decision, source: AnalysisSource, by: string | null, at: string): Analysis => ({
+  state,
+  justification,
+  detail,
+  response,
+  source,
+  by,
+  at,
+});
+
 /** CONTRACT §13's mapping from a decision to a status. */
 export const STATUS_OF_STATE: Readonly<Record<AnalysisState, VulnerabilityStatus>> = {
   not_affected: "accepted",

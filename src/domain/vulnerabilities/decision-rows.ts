@@ -1,13 +1,14 @@
 // Triage decisions as the rows that write them (decisions.ts): only those that change their
-// vulnerability, each with its vulnerability.updated, as JSON text a chunk at a time. Pure, so that
-// a worker thread can build a VEX apply's 10,000 (vex-plan.ts) off the service's event loop.
-import { eventRows } from "../../events/event-rows.ts";
+// vulnerability, as JSON text a chunk at a time. Pure, so that a worker thread can build a VEX
+// apply's 10,000 (vex-plan.ts) off the service's event loop. Each row carries its analysis and the
+// id of its vulnerability.updated; the event's data is written by Postgres from the updated row
+// (decisions.ts), so no row's data is built, sent and parsed twice.
 import type { Vulnerability } from "../../generated/prisma/client.ts";
+import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
-import { sameDecision, STATUS_OF_STATE, type Analysis, type AnalysisSource, type Decision } from "./analysis.ts";
-import { toVulnerabilityUpdatedData } from "./vulnerability.view.ts";
+import { analysisOfDecision, sameDecision, STATUS_OF_STATE, type Analysis, type AnalysisSource, type Decision } from "./analysis.ts";
 
-/** Rows per statement: a few MiB of JSON, so that 10,000 decisions are four statements (and 100,000 forty). */
+/** Rows per statement: 10,000 decisions are four statements (and 100,000 forty). */
 const CHUNK = 2_500;
 
 /** What a decision needs of the vulnerability it is about. */
@@ -25,10 +26,9 @@ export interface DecisionOrigin {
   at: Date;
 }
 
-/** One statement's worth, as JSON text: each vulnerability's new status and analysis, and their events (event-rows.ts). */
+/** One statement's worth: each vulnerability's new status and analysis, and its event's id, as JSON text. */
 export interface DecisionChunk {
-  decisions: string;
-  events: string;
+  rows: string;
 }
 
 /** Whether the decision would change the vulnerability (its status or its analysis). */
@@ -48,22 +48,15 @@ export function decisionChunks<D extends DecisionToWrite>(decisions: readonly D[
 function* chunksMade(changed: readonly DecisionToWrite[], origin: DecisionOrigin): Generator<DecisionChunk> {
   const at = origin.at.toISOString();
   for (const chunk of chunksOf(changed, CHUNK)) {
-    const rows = chunk.map(({ target, decision, by }) => {
-      const analysis: Analysis = { ...decision, source: origin.source, by, at };
-      return { target, analysis, status: STATUS_OF_STATE[decision.state] };
-    });
-    yield {
-      decisions: JSON.stringify(rows.map(({ target, analysis, status }) => ({ id: target.id, previous: target.status, status, analysis }))),
-      events: JSON.stringify(
-        eventRows(
-          rows.map(({ target, analysis, status }) => ({
-            type: "vulnerability.updated" as const,
-            data: toVulnerabilityUpdatedData({ ...target, status, analysis: analysis as never }),
-            applicationId: target.applicationId,
-            occurredAt: origin.at,
-          })),
-        ),
-      ),
-    };
+    const rows = chunk.map(({ target, decision, by }) => ({
+      id: target.id,
+      previous: target.status,
+      status: STATUS_OF_STATE[decision.state],
+      // In the order of the view's keys: the event's data holds this text as it is (decisions.ts).
+      analysis: analysisOfDecision(decision, origin.source, by, at),
+      // Made here, in the order of the rows, as every event's id is (event-rows.ts): the log lists them in that order.
+      event: newId(),
+    }));
+    yield { rows: JSON.stringify(rows) };
   }
 }

@@ -1,33 +1,49 @@
 // Writing triage decisions onto vulnerabilities (CONTRACT §13), whatever brought them (a VEX
 // document, a kept statement meeting a new finding): status and analysis, a history row per
 // vulnerability and vulnerability.updated, in the caller's transaction. Each chunk of rows
-// (decision-rows.ts) is one JSON parameter: 10,000 decisions are a handful of statements.
+// (decision-rows.ts) is one JSON parameter of one statement: 10,000 decisions are a handful.
 import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { runSql, type SqlRunner } from "../../db/run-sql.ts";
-import { recordEventRows } from "../../events/outbox.ts";
+import { isoTimestampSql } from "../../events/event-log.ts";
+import { EVENTS_CHANNEL } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
 
-/** The rows ($1, JSON text read as jsonb, as kept-statements.ts says why), and their history from the same parameter. */
+/**
+ * The rows of $1, their history, and their events (with the outbox's NOTIFY, outbox.ts), at $2 from
+ * source $3. Read as json, not jsonb: `analysis` keeps its text, which the event's data holds as it
+ * is. The data (toVulnerabilityUpdatedData's, key for key) is written from the updated row: it is
+ * not sent, nor parsed, a second time.
+ */
 const WRITE_DECISIONS = `
   WITH d AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(id uuid, previous text, status text, analysis jsonb)
+    SELECT * FROM json_to_recordset($1::json) AS d(id uuid, previous text, status text, analysis json, event uuid)
   ), updated AS (
     UPDATE vulnerabilities v
-       SET status = d.status::"VulnerabilityStatus", analysis = d.analysis, updated_at = $2::timestamptz,
+       SET status = d.status::"VulnerabilityStatus", analysis = d.analysis::jsonb, updated_at = $2::timestamptz,
            resolved_at = CASE WHEN d.status <> 'resolved' THEN NULL WHEN v.status = 'resolved' THEN v.resolved_at ELSE $2::timestamptz END
       FROM d
      WHERE v.id = d.id
-    RETURNING v.id
+    RETURNING v.id, v.application_id, v.severity, v.title, v.created_at, v.status
+  ), changed AS (
+    SELECT d.*, u.application_id, u.severity, u.title, u.created_at, u.status AS new_status FROM d JOIN updated u USING (id)
+  ), history AS (
+    INSERT INTO vulnerability_changes (vulnerability_id, at, from_status, to_status, source, by, justification, detail)
+    SELECT id, $2::timestamptz, previous::"VulnerabilityStatus", new_status, $3::"ChangeSource",
+           analysis->>'by', analysis->>'justification', analysis->>'detail'
+      FROM changed
+  ), logged AS (
+    INSERT INTO events (id, type, application_id, data, occurred_at)
+    SELECT c.event, 'vulnerability.updated', c.application_id,
+           (SELECT to_json(e) FROM (SELECT c.id, c.severity, c.application_id AS "applicationId", c.title,
+                                           ${isoTimestampSql("c.created_at")} AS "createdAt", c.new_status AS status, c.analysis) e),
+           $2::timestamptz
+      FROM changed c
   )
-  INSERT INTO vulnerability_changes (vulnerability_id, at, from_status, to_status, source, by, justification, detail)
-  SELECT d.id, $2::timestamptz, d.previous::"VulnerabilityStatus", d.status::"VulnerabilityStatus", $3::"ChangeSource",
-         d.analysis->>'by', d.analysis->>'justification', d.analysis->>'detail'
-    FROM d JOIN updated USING (id)`;
+  SELECT pg_notify($4, pg_current_xact_id()::text)`;
 
-/** One statement for the rows and their history; then their events. */
+/** One statement for the rows, their history and their events. */
 export async function writeDecisionChunk(runner: SqlRunner, chunk: DecisionChunk, origin: DecisionOrigin): Promise<void> {
-  await runSql(runner, WRITE_DECISIONS, [chunk.decisions, origin.at, origin.source]);
-  await recordEventRows(runner, chunk.events);
+  await runSql(runner, WRITE_DECISIONS, [chunk.rows, origin.at, origin.source, EVENTS_CHANNEL]);
 }
 
 /** Writes the decisions that change something; returns those. */
