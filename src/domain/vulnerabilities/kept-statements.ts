@@ -11,8 +11,8 @@ import { matchStatements, type Matchable } from "./vex-matching.ts";
 
 /**
  * The statements of $2 (kept-statement-rows.ts, as JSON text), for application $1, as $3 made them
- * at $4. Read as jsonb (jsonb_to_recordset), as decisions.ts reads its rows: in the bench's applies
- * no slower than json_to_recordset, and faster on a new connection (bench/README.md). The same
+ * at $4. Read as jsonb (jsonb_to_recordset): in the bench's applies no slower than
+ * json_to_recordset, and faster on a new connection (bench/README.md). The same
  * statement again is left out before the insert: ON CONFLICT would lock its row, writing to its page
  * and to the WAL, only to change nothing (the apply holds the application's lock: no one else
  * keeps its statements meanwhile). It is looked up by its key, one row's subquery at a time, not
