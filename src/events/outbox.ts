@@ -1,4 +1,5 @@
-// The only writer of events. Called inside the transaction of the change an event reports, so a
+// The writer of events (and of the NOTIFY that tells of them, which decisions.ts also uses: a
+// triage decision's event is inserted by the statement that makes the decision). Called inside the transaction of the change an event reports, so a
 // committed change always has its event and a rolled-back one never does. The NOTIFY is
 // transactional too: the dispatchers hear of the events only once they are committed, and fan them
 // out (which is also when they take their place in the event log, dispatcher/fan-out.ts). Its
@@ -11,6 +12,9 @@ import { eventRows, type NewEvent } from "./event-rows.ts";
 
 export const EVENTS_CHANNEL = "appsec_events";
 
+/** The SQL expression that tells the dispatchers of the events the current transaction writes, once it commits. */
+export const NOTIFY_EVENTS_WRITTEN = `pg_notify('${EVENTS_CHANNEL}', pg_current_xact_id()::text)`;
+
 export type { NewEvent };
 
 /** Rows per INSERT: a report may record 100,000 events in one transaction (and see record-findings.ts on the size). */
@@ -22,7 +26,7 @@ const RECORD_EVENTS = `
     SELECT id, type, "applicationId", data, "occurredAt"
       FROM json_to_recordset($1::json) AS e(id uuid, type text, "applicationId" uuid, data json, "occurredAt" timestamptz)
   )
-  SELECT pg_notify($2, pg_current_xact_id()::text)`;
+  SELECT ${NOTIFY_EVENTS_WRITTEN}`;
 
 /**
  * Records the events of `rows` (event-rows.ts, as JSON text) in one INSERT, with the transaction's
@@ -30,7 +34,7 @@ const RECORD_EVENTS = `
  * notifications of one transaction into one.
  */
 export async function recordEventRows(runner: SqlRunner, rows: string): Promise<void> {
-  await runSql(runner, RECORD_EVENTS, [rows, EVENTS_CHANNEL]);
+  await runSql(runner, RECORD_EVENTS, [rows]);
 }
 
 /** Records several events, whatever their number, as one INSERT per thousand. */

@@ -5,7 +5,7 @@
 import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { runSql, type SqlRunner } from "../../db/run-sql.ts";
 import { isoTimestampSql } from "../../events/event-log.ts";
-import { EVENTS_CHANNEL } from "../../events/outbox.ts";
+import { NOTIFY_EVENTS_WRITTEN } from "../../events/outbox.ts";
 import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionToWrite } from "./decision-rows.ts";
 
 /**
@@ -39,11 +39,11 @@ const WRITE_DECISIONS = `
            $2::timestamptz
       FROM changed c
   )
-  SELECT pg_notify($4, pg_current_xact_id()::text)`;
+  SELECT ${NOTIFY_EVENTS_WRITTEN}`;
 
 /** One statement for the rows, their history and their events. */
 export async function writeDecisionChunk(runner: SqlRunner, chunk: DecisionChunk, origin: DecisionOrigin): Promise<void> {
-  await runSql(runner, WRITE_DECISIONS, [chunk.rows, origin.at, origin.source, EVENTS_CHANNEL]);
+  await runSql(runner, WRITE_DECISIONS, [chunk.rows, origin.at, origin.source]);
 }
 
 /** Writes the decisions that change something; returns those. */
