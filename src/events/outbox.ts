@@ -1,11 +1,11 @@
 // The writer of events, and of the NOTIFY that tells of them (which decisions.ts also uses: a triage
 // decision's event is inserted by the statement that makes the decision). Called inside the
 // transaction of the change an event reports, so a committed change always has its event and a
-// rolled-back one never does. The NOTIFY is
-// transactional too: the dispatchers hear of the events only once they are committed, and fan them
-// out (which is also when they take their place in the event log, dispatcher/fan-out.ts). Its
-// payload is the writing transaction's id (stored on each event row), and Postgres folds identical
-// notifications of one transaction into one: a scan that records 500 events wakes each dispatcher once.
+// rolled-back one never does. The NOTIFY is transactional too: the dispatchers hear of the events
+// only once they are committed, and fan them out (which is also when they take their place in the
+// event log, dispatcher/fan-out.ts). Its payload is the writing transaction's id (stored on each
+// event row), and Postgres folds identical notifications of one transaction into one: a scan that
+// records 500 events wakes each dispatcher once.
 import { runSql, type SqlRunner } from "../db/run-sql.ts";
 import { chunksOf } from "../domain/chunks.ts";
 import type { EventData, EventType } from "./catalog.ts";
