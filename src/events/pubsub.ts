@@ -104,7 +104,9 @@ export function createEventBus(deps: {
   const hooks: SourceHooks = {
     offer(events) {
       if (!receiving) return;
-      if (reading.busy()) return catchUp(); // what it reads next includes these
+      // Even while a read is in flight: what it brings back that was delivered meanwhile is skipped
+      // (deliver only what follows `last`). Waiting for it instead cost every live event a round trip,
+      // since the fan-out's NOTIFY often starts a read before its own events are offered here.
       for (const event of events) {
         if (event.position <= last) continue;
         if (event.position !== last + 1) return catchUp(); // a gap: the log has what is missing

@@ -74,3 +74,28 @@ it("reads what an offer skipped, and what a notification announced, from the log
   expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   await bus.close();
 });
+
+it("delivers offered events while a read of the log is in flight, and not again when the read brings them", async () => {
+  const { bus, reader, hooks, seen, settle } = await setUp(5);
+  // The fan-out's NOTIFY starts a read before its own events are offered: the read is held open.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const read = reader.after.bind(reader);
+  reader.after = async (position) => {
+    await held;
+    return read(position);
+  };
+  reader.length = 7;
+  hooks().grew(7);
+  await settle();
+  const readsInFlight = reader.reads;
+  hooks().offer([event(6), event(7)]);
+  await settle();
+  expect(seen).toEqual([6, 7]); // not waiting for the read
+  reader.length = 8; // the read, let go, brings 6 and 7 again and 8, committed meanwhile
+  release();
+  await settle();
+  expect(seen).toEqual([6, 7, 8]);
+  expect(reader.reads).toBe(readsInFlight + 1);
+  await bus.close();
+});
