@@ -41,13 +41,27 @@ const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry s
  * until TCP gives up; with it they fail, as connection errors, and are answered 503 (CONTRACT §15).
  */
 const CONNECTION_TIMEOUT_MS = 3000;
+/**
+ * Idle connections are kept, not closed after pg-pool's default 10 s: a new one costs a backend's
+ * start and its memory warm-up (backend-memory.ts), 50–90 ms on a busy small VM, and a pool shrunk
+ * in a quiet spell paid it again at the next burst, in the middle of the requests and the live
+ * events' reads that met it (bench/README.md). A pool grows to its `max` at most, as before.
+ */
+const NEVER_CLOSE_IDLE = 0; // pg-pool: 0 turns its closing of idle clients off
 
 export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS, onConnect: keepBackendMemoryMapped });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: NEVER_CLOSE_IDLE,
+    onConnect: keepBackendMemoryMapped,
+  });
   const queuePool = new pg.Pool({
     connectionString: url,
     max: QUEUE_POOL_SIZE,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: NEVER_CLOSE_IDLE,
     onConnect: keepBackendMemoryMapped,
     options: "-c plan_cache_mode=force_custom_plan",
   });
