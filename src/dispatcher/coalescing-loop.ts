@@ -6,8 +6,6 @@ export interface CoalescingLoop {
   wake(): void;
   /** Resolves once no step is running. */
   idle(): Promise<void>;
-  /** Whether a step is running. */
-  busy(): boolean;
 }
 
 export function createCoalescingLoop(options: {
@@ -40,6 +38,5 @@ export function createCoalescingLoop(options: {
     idle: async () => {
       await current;
     },
-    busy: () => current !== undefined,
   };
 }
