@@ -1,13 +1,18 @@
 // Live subscribers first. A replay hands its events on in slices of the event loop. Between slices it
 // lets the loop turn at once, unless live events have reached this instance's subscribers lately: then
-// the replays of the instance, together, take at most a quarter of the loop (and their clients and
+// the replays of the instance, together, take at most a seventh of the loop (and their clients and
 // Postgres a like share of the CPUs), resting between slices. Alone they run flat out.
 import { setTimeout as delay } from "node:timers/promises";
 
 /** Live events this recent make replays rest between slices. */
 export const LIVE_WINDOW_MS = 1_000;
-/** The share of the event loop the replays of an instance take while live events are flowing. */
-export const REPLAY_SHARE = 0.25;
+/**
+ * The share of the event loop the replays of an instance take while live events are flowing: they
+ * rest six times as long as their slices took. With a quarter, the live subscribers' p99 beside a
+ * catch-up was 1.27–1.79× its value alone on two CPUs; with a seventh 1.08–1.17×, the catch-up
+ * still at 11,000–16,000 events/s (bench/README.md, 2026-11-28).
+ */
+export const REPLAY_SHARE = 1 / 7;
 
 /** Lets the loop turn after a slice of replay that kept it busy `busyMs`. */
 export type ReplayRest = (busyMs: number) => Promise<void>;

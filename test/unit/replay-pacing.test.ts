@@ -1,5 +1,5 @@
 // Live subscribers first (replay-pacing.ts): while live events flow, the replays of an instance rest
-// three times as long as their slices took, together; otherwise they let the loop turn at once.
+// six times as long as their slices took, together; otherwise they let the loop turn at once.
 import { LIVE_WINDOW_MS, REPLAY_SHARE, restBesideLive } from "../../src/events/replay-pacing.ts";
 
 /** The waits a rest asks for, in order (each resolves at once). */
@@ -9,22 +9,22 @@ function recordingWaits() {
 }
 const restFor = (busyMs: number) => busyMs * (1 / REPLAY_SHARE - 1);
 
-it("rests three times the slice while live events have reached subscribers within the window", async () => {
+it("rests six times the slice while live events have reached subscribers within the window", async () => {
   const { waits, wait } = recordingWaits();
   const rest = restBesideLive(() => performance.now() - 10, wait);
   await rest(10);
-  expect(restFor(10)).toBe(30);
-  expect(waits).toEqual([30]);
+  expect(restFor(10)).toBe(60);
+  expect(waits).toEqual([60]);
 });
 
 it("shares one budget among the replays of the instance: two slices at once rest for both", async () => {
   const { waits, wait } = recordingWaits();
   const rest = restBesideLive(() => performance.now(), wait);
   await Promise.all([rest(10), rest(10)]);
-  expect(waits[0]).toBe(30);
+  expect(waits[0]).toBe(60);
   // The second waits for its own rest after the first's (less the microseconds between the two calls).
-  expect(waits[1]).toBeGreaterThan(55);
-  expect(waits[1]).toBeLessThanOrEqual(60);
+  expect(waits[1]).toBeGreaterThan(115);
+  expect(waits[1]).toBeLessThanOrEqual(120);
 });
 
 it("turns the loop at once when no live event came within the window, or none ever did", async () => {
