@@ -9,8 +9,9 @@ export const LIVE_WINDOW_MS = 1_000;
 /**
  * The share of the event loop the replays of an instance take while live events are flowing: they
  * rest six times as long as their slices took. With a quarter, the live subscribers' p99 beside a
- * catch-up was 1.27–1.79× its value alone on two CPUs; with a seventh 1.08–1.17×, the catch-up
- * still at 11,000–16,000 events/s (bench/README.md, 2026-11-28).
+ * catch-up was 1.27–1.79× its value alone on two CPUs; with a seventh 1.08–1.17× in the same
+ * session's alternated runs, the catch-up still at 11,000–16,000 events/s (bench/README.md,
+ * 2026-11-28).
  */
 export const REPLAY_SHARE = 1 / 7;
 
