@@ -1,15 +1,15 @@
 // Bulk writes that take turns with everyone else, as autovacuum's cost delay does. Before each of its
-// statements but the first, a large transaction rests as long as the statement before took, so that
-// on a machine with few cores Postgres and the CPUs are free half the time for other callers'
-// requests. The rests of one transaction add up to at most `maxRestMs`, and none is taken past its
-// `restUntil`: on a slow machine, where each statement takes longer, a large write is not made twice
-// as long, nor kept from its caller by rests once it has run long (bench/README.md, "the apply's
-// writes take turns with the readers").
+// statements but the first, a bulk write (a large transaction, a fan-out of many events) rests as long
+// as the statement before took, so that on a machine with few cores Postgres and the CPUs are free
+// half the time for other callers' requests. The rests of one bulk write add up to at most
+// `maxRestMs`, and none is taken past its `restUntil`: on a slow machine, where each statement takes
+// longer, a large write is not made twice as long, nor kept from its caller by rests once it has run
+// long (bench/README.md, "the apply's writes take turns with the readers").
 import { setTimeout as delay } from "node:timers/promises";
 
 /** How long a rest is, as a share of the statement before it. */
 const REST_RATIO = 1;
-/** The rests of one transaction's writes, in all, at most. */
+/** The rests of one bulk write, in all, at most. */
 const MAX_REST_MS = 500;
 
 export interface RestOptions {
@@ -22,8 +22,8 @@ export interface RestOptions {
   now?: () => number;
 }
 
-/** `write`, for one transaction's statements in turn, resting before each one after the first. */
-export function restBetweenWrites<T>(write: (item: T) => Promise<unknown>, options: RestOptions = {}): (item: T) => Promise<void> {
+/** `write`, for one bulk write's statements in turn, resting before each one after the first; each call answers what its write did. */
+export function restBetweenWrites<T, R>(write: (item: T) => Promise<R>, options: RestOptions = {}): (item: T) => Promise<R> {
   const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, restUntil = Infinity, wait = (ms) => delay(ms), now = () => performance.now() } = options;
   let lastTook: number | undefined;
   let rested = 0;
@@ -36,7 +36,8 @@ export function restBetweenWrites<T>(write: (item: T) => Promise<unknown>, optio
       }
     }
     const started = now();
-    await write(item);
+    const result = await write(item);
     lastTook = now() - started;
+    return result;
   };
 }

@@ -29,7 +29,7 @@ import type { Metrics } from "../metrics.ts";
 import { claimDeliveries, type ClaimedDelivery } from "./claim.ts";
 import { createCoalescingLoop } from "./coalescing-loop.ts";
 import { createEndpointLimiter, endpointSignal, type EndpointLimits, type EndpointSignal } from "./endpoint-limiter.ts";
-import { fanOutBatch } from "./fan-out.ts";
+import { fanOutPending } from "./fan-out.ts";
 import { createOutcomeRecorder } from "./outcome-recorder.ts";
 import type { Outcome } from "./record-outcomes.ts";
 import { decideOutcome, nextAttemptDelay } from "./retry-policy.ts";
@@ -38,7 +38,6 @@ import { buildDeliveryRequest } from "./signing.ts";
 import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from "../net/ssrf-guard.ts";
 
 export const DISPATCHER_NAME = "webhook-dispatcher";
-const FAN_OUT_BATCH = 500;
 /**
  * The lease starts at claim and must still hold when the outcome is recorded, or the attempt is
  * dropped and the delivery sent again by whoever takes it over. Twice the timeout plus a margin
@@ -251,15 +250,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
 
   /** Fans out every event committed so far, a batch at a time, calling `onBatch` after each one. */
   async function fanOut(onBatch: () => void): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const wanted = options.onFannedOut !== undefined && (options.wantsFannedOut?.() ?? true);
-      const { fannedOut, events } = await fanOutBatch(pool, FAN_OUT_BATCH, wanted);
-      total += fannedOut;
-      if (fannedOut) onBatch();
-      if (events.length) options.onFannedOut?.(events);
-      if (fannedOut < FAN_OUT_BATCH) return total;
-    }
+    return fanOutPending(pool, {
+      wanted: () => options.onFannedOut !== undefined && (options.wantsFannedOut?.() ?? true),
+      onBatch(fannedOut, events) {
+        if (fannedOut) onBatch();
+        if (events.length) options.onFannedOut?.(events);
+      },
+    });
   }
 
   /** Claims what is due and free slots allow, and starts sending it. */

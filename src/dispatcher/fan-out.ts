@@ -10,7 +10,15 @@
 // 20261127120000_fan_out_function, says why a function): one call, autocommitted, prepared once per
 // connection.
 import type pg from "pg";
+import { restBetweenWrites, type RestOptions } from "../db/resting-writes.ts";
 import { occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
+
+/**
+ * Events one fan-out statement takes at most. Small, so that a bulk fan-out (the 10,000 events of
+ * a VEX) is many short statements with rests between them rather than a few long ones; live events
+ * come a few at a time and fill no batch (bench/README.md).
+ */
+export const FAN_OUT_BATCH = 100;
 
 /** What fan_out_events returns: the batch's count on every row, an event on each when asked for. */
 type FanOutRow = { fanned_out: number } & ({ id: null } | LoggedEventRow);
@@ -32,4 +40,31 @@ export async function fanOutBatch(pool: pg.Pool, batchSize: number, returning: b
 /** Fans out up to `batchSize` events; returns them in log order. */
 export async function fanOutEvents(pool: pg.Pool, batchSize: number): Promise<LoggedEvent[]> {
   return (await fanOutBatch(pool, batchSize, true)).events;
+}
+
+/** What fanOutPending hands on after each batch. */
+export interface FanOutPendingOptions {
+  /** Asked before each batch: whether its events are wanted back (fanOutBatch's `returning`). */
+  wanted: () => boolean;
+  /** Called after each batch with its count and, when wanted, its events in log order. */
+  onBatch: (fannedOut: number, events: LoggedEvent[]) => void;
+  /** How the rests wait (resting-writes.ts; a test's clock). */
+  rest?: Pick<RestOptions, "wait" | "now">;
+}
+
+/**
+ * Fans out every event committed so far, a batch at a time; returns how many. After a full batch the
+ * next one rests as long as it took (resting-writes.ts, 500 ms at most in all), as a VEX's writes
+ * do: a bulk fan-out held one of a small machine's two CPUs for a fifth of a second, back to back,
+ * and other callers' requests waited for it (bench/README.md).
+ */
+export async function fanOutPending(pool: pg.Pool, { wanted, onBatch, rest }: FanOutPendingOptions): Promise<number> {
+  const takingTurns = restBetweenWrites((returning: boolean) => fanOutBatch(pool, FAN_OUT_BATCH, returning), rest);
+  let total = 0;
+  for (;;) {
+    const { fannedOut, events } = await takingTurns(wanted());
+    total += fannedOut;
+    onBatch(fannedOut, events);
+    if (fannedOut < FAN_OUT_BATCH) return total;
+  }
 }

@@ -1,6 +1,6 @@
-// restBetweenWrites (src/db/resting-writes.ts): a transaction's statements after the first each wait
-// as long as the one before took, the waits of one transaction add up to at most the cap, and none
-// reaches past the transaction's end time for rests.
+// restBetweenWrites (src/db/resting-writes.ts): a bulk write's statements after the first each wait
+// as long as the one before took, the waits of one bulk write add up to at most the cap, none
+// reaches past its end time for rests, and each answers what its write did.
 import { restBetweenWrites } from "../../src/db/resting-writes.ts";
 
 /** A clock that only the writes move: each write takes the time it is given. */
@@ -43,6 +43,12 @@ it("rests a given share of the statement before", async () => {
   const paced = restBetweenWrites(write, { ...options, ratio: 0.5 });
   for (const item of [0, 1, 2]) await paced(item);
   expect(waits).toEqual([50, 30]);
+});
+
+it("answers what each write did", async () => {
+  const paced = restBetweenWrites(async (item: number) => ({ written: item * 2 }), { wait: async () => {} });
+  expect(await paced(1)).toEqual({ written: 2 });
+  expect(await paced(4)).toEqual({ written: 8 });
 });
 
 it("throws a failed write's error", async () => {
