@@ -2,8 +2,9 @@
 // §13), on the real service (`dist/main.js`, its own process) and a fresh database. Prints how
 // long each apply takes (every statement changing a vulnerability, back and forth, and the same
 // document again, every one unchanged), how many SQL statements the first apply sends (counted inside
-// the service by a preloaded counter, bench/count-statements.mjs, beside what the background workers
-// send over as long while idle), and the latency other callers see meanwhile: 8 connections reading
+// the service by a preloaded counter, bench/count-statements.mjs, beside the fan-out of its events
+// after it and what the background workers send over as long while idle), and the latency other
+// callers see meanwhile: 8 connections reading
 // a page of vulnerabilities of another application at a steady rate (BENCH_VEX_RATE, 200/s), their
 // p50/p99 while idle and while the VEX is applied (BENCH_VEX_ROUNDS rounds), in the same run, beside
 // the same writes as bare SQL. The idle windows are taken between the rounds, so that the baseline
@@ -164,16 +165,27 @@ export async function runVexBench(): Promise<void> {
     };
     console.log(`OpenVEX: ${SIZE.toLocaleString("en")} statements, ${(bytes / 2 ** 20).toFixed(1)} MiB, against ${SIZE.toLocaleString("en")} vulnerabilities`);
 
-    // Statements of one apply, with no request but it. The background workers (scan runner, delivery
-    // dispatcher) poll meanwhile: what they send over as long with nothing to do is counted after.
+    // Statements of one apply, with no request but it, once the reports' events are fanned out. Then
+    // those of the fan-out of its events (the dispatcher's claims after each batch included), and
+    // what the background workers (scan runner, delivery dispatcher) send over as long with nothing to do.
+    const watcher = new pg.Client({ connectionString: db.url });
+    await watcher.connect();
+    const untilFannedOut = async () => {
+      while ((await watcher.query("SELECT 1 FROM events WHERE fanned_out_at IS NULL LIMIT 1")).rowCount) await sleep(20);
+    };
+    await untilFannedOut();
     const before = await statementsSoFar();
     const counted = await apply("not_affected");
     const sent = (await statementsSoFar()) - before;
+    await untilFannedOut();
+    const fanOutStatements = (await statementsSoFar()) - before - sent;
+    await watcher.end();
+    const idleFrom = await statementsSoFar();
     await sleep(counted.end - counted.start);
-    const idleStatements = (await statementsSoFar()) - before - sent;
+    const idleStatements = (await statementsSoFar()) - idleFrom;
     console.log(
       `apply (every statement changes its vulnerability): ${((counted.end - counted.start) / 1000).toFixed(2)} s, ` +
-        `${sent} SQL statements counted meanwhile (${idleStatements} over as long idle), ${JSON.stringify(counted.body)}`,
+        `${sent} SQL statements counted meanwhile (its events' fan-out after it ${fanOutStatements}; ${idleStatements} over as long idle), ${JSON.stringify(counted.body)}`,
     );
 
     // Other callers, ROUNDS times idle and then while applying a document that changes every status
