@@ -7,10 +7,8 @@
 // are off for it.
 import pg from "pg";
 import { fanOutBatch } from "../../src/dispatcher/fan-out.ts";
-import { recordEvents } from "../../src/events/outbox.ts";
-import { newId } from "../../src/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { sampleEvent } from "../helpers/sample-events.ts";
+import { commitSampleEvents } from "../helpers/sample-events.ts";
 
 let database: TestDatabase;
 /** One connection, so that the counters are all one backend's; planning as the dispatcher's do (src/db/client.ts), without index scans. */
@@ -24,17 +22,6 @@ afterAll(async () => {
   await pool.end();
   await database.drop();
 });
-
-async function record(count: number): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await recordEvents(client, Array.from({ length: count }, (_, n) => sampleEvent("scan.completed", newId(), n)));
-    await client.query("COMMIT");
-  } finally {
-    client.release();
-  }
-}
 
 /** Blocks of the events table this backend has read so far. */
 async function eventBlocksRead(): Promise<number> {
@@ -53,12 +40,12 @@ async function fanOutAll(): Promise<number> {
 }
 
 it("reads a batch of one without visiting the events fanned out before it", async () => {
-  await record(5_000);
+  await commitSampleEvents(pool, 5_000);
   expect(await fanOutAll()).toBe(5_000);
 
   const blocksRead: number[] = [];
   for (let i = 0; i < 4; i++) {
-    await record(1);
+    await commitSampleEvents(pool, 1);
     const before = await eventBlocksRead();
     expect((await fanOutBatch(pool, 500, false)).fannedOut).toBe(1);
     blocksRead.push((await eventBlocksRead()) - before);

@@ -3,10 +3,8 @@
 // after a batch that was not full: a live event is handed on without a rest.
 import pg from "pg";
 import { FAN_OUT_BATCH, fanOutPending } from "../../src/dispatcher/fan-out.ts";
-import { recordEvents } from "../../src/events/outbox.ts";
-import { newId } from "../../src/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { sampleEvent } from "../helpers/sample-events.ts";
+import { commitSampleEvents } from "../helpers/sample-events.ts";
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -19,17 +17,6 @@ afterAll(async () => {
   await pool.end();
   await database.drop();
 });
-
-async function record(count: number): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await recordEvents(client, Array.from({ length: count }, (_, n) => sampleEvent("scan.completed", newId(), n)));
-    await client.query("COMMIT");
-  } finally {
-    client.release();
-  }
-}
 
 /**
  * Fans out what is pending on a clock that moves 5 ms each time it is read, so that every batch
@@ -56,7 +43,7 @@ async function fanOutLogged(wanted = false) {
 }
 
 it("fans out a backlog in full batches, resting after each as long as it took", async () => {
-  await record(2 * FAN_OUT_BATCH + 50);
+  await commitSampleEvents(pool, 2 * FAN_OUT_BATCH + 50);
   const { total, log, positions } = await fanOutLogged(true);
   expect(total).toBe(2 * FAN_OUT_BATCH + 50);
   expect(log).toEqual([`batch ${FAN_OUT_BATCH}`, "rest 5", `batch ${FAN_OUT_BATCH}`, "rest 5", "batch 50"]);
@@ -65,12 +52,12 @@ it("fans out a backlog in full batches, resting after each as long as it took", 
 });
 
 it("hands a live event on without a rest", async () => {
-  await record(1);
+  await commitSampleEvents(pool, 1);
   expect((await fanOutLogged()).log).toEqual(["batch 1"]);
   expect((await fanOutLogged()).log).toEqual(["batch 0"]);
 });
 
 it("rests before the empty batch that follows a full one: more may have been committed meanwhile", async () => {
-  await record(FAN_OUT_BATCH);
+  await commitSampleEvents(pool, FAN_OUT_BATCH);
   expect((await fanOutLogged()).log).toEqual([`batch ${FAN_OUT_BATCH}`, "rest 5", "batch 0"]);
 });
