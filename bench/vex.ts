@@ -4,9 +4,8 @@
 // document again, every one unchanged), how many SQL statements the first apply sends (counted inside
 // the service by a preloaded counter, bench/count-statements.mjs, beside the fan-out of its events
 // after it and what the background workers send over as long while idle), and the latency other
-// callers see meanwhile: 8 connections reading
-// a page of vulnerabilities of another application at a steady rate (BENCH_VEX_RATE, 200/s), their
-// p50/p99 while idle and while the VEX is applied (BENCH_VEX_ROUNDS rounds), in the same run, beside
+// callers see meanwhile: 8 connections reading a page of vulnerabilities of another application at
+// a steady rate (BENCH_VEX_RATE, 200/s), their p50/p99 while idle and while the VEX is applied (BENCH_VEX_ROUNDS rounds), in the same run, beside
 // the same writes as bare SQL. The idle windows are taken between the rounds, so that the baseline
 // is the same minutes of this shared machine as the applies. The documents are sent from a worker
 // thread (vex-sender.ts).
@@ -167,7 +166,7 @@ export async function runVexBench(): Promise<void> {
 
     // Statements of one apply, with no request but it, once the reports' events are fanned out. Then
     // those of the fan-out of its events (the dispatcher's claims after each batch included), and
-    // what the background workers (scan runner, delivery dispatcher) send over as long with nothing to do.
+    // what the background workers (scan runner, delivery dispatcher) send over as long, idle.
     const watcher = new pg.Client({ connectionString: db.url });
     await watcher.connect();
     const untilFannedOut = async () => {
