@@ -20,6 +20,13 @@ import { occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } f
  */
 export const FAN_OUT_BATCH = 100;
 
+/**
+ * A fan-out's rests, in all, at most: past the 0.5 s a VEX's writes allow, so that the 10,000 events
+ * of a VEX take turns to the last (capped at 0.5 s, their last statements ran back to back on a slow
+ * minute); a backlog of 100,000 is fanned out at most 2 s later than flat out (bench/README.md).
+ */
+const FAN_OUT_MAX_REST_MS = 2_000;
+
 /** What fan_out_events returns: the batch's count on every row, an event on each when asked for. */
 type FanOutRow = { fanned_out: number } & ({ id: null } | LoggedEventRow);
 
@@ -54,12 +61,12 @@ export interface FanOutPendingOptions {
 
 /**
  * Fans out every event committed so far, a batch at a time; returns how many. After a full batch the
- * next one rests as long as it took (resting-writes.ts, 500 ms at most in all), as a VEX's writes
- * do: a bulk fan-out held one of a small machine's two CPUs for a fifth of a second, back to back,
- * and other callers' requests waited for it (bench/README.md).
+ * next one rests as long as it took (resting-writes.ts), as a VEX's writes do: a bulk fan-out held
+ * one of a small machine's two CPUs for a fifth of a second, back to back, and other callers'
+ * requests waited for it (bench/README.md).
  */
 export async function fanOutPending(pool: pg.Pool, { wanted, onBatch, rest }: FanOutPendingOptions): Promise<number> {
-  const takingTurns = restBetweenWrites((returning: boolean) => fanOutBatch(pool, FAN_OUT_BATCH, returning), rest);
+  const takingTurns = restBetweenWrites((returning: boolean) => fanOutBatch(pool, FAN_OUT_BATCH, returning), { maxRestMs: FAN_OUT_MAX_REST_MS, ...rest });
   let total = 0;
   for (;;) {
     const { fannedOut, events } = await takingTurns(wanted());
