@@ -319,11 +319,13 @@ describe("the console", () => {
 
       // No payload yet, but a cursor: the head of the log the subscription started from (eventLogHead,
       // asked first). Resumed from there: what happened meanwhile is replayed, nothing refetched.
+      // The scans can show before the head's answer is back and the page's two subscriptions are sent
+      // (the query and the socket are independent): the socket is cut once both are.
+      const subscribed = (field: string) =>
+        frames.sent.filter((f) => f.message.type === "subscribe" && f.message.payload.variables?.applicationId === app.id).filter(asking(field));
+      await eventually(async () => subscribed("scanUpdated").length > 0 && subscribed("vulnerabilityUpdated").length > 0);
       const heads = frames.received.filter((f) => f.message.payload?.data?.eventLogHead).map((f) => f.message.payload.data.eventLogHead);
-      const startedAfter = frames.sent
-        .filter((f) => f.message.type === "subscribe" && f.message.payload.variables?.applicationId === app.id)
-        .filter(asking("scanUpdated"))
-        .map((f) => f.message.payload.variables.after);
+      const startedAfter = subscribed("scanUpdated").map((f) => f.message.payload.variables.after);
       expect(startedAfter).toEqual([expect.any(String)]);
       expect(heads).toContain(startedAfter[0]);
       proxy.cut();
