@@ -5,8 +5,8 @@
 // the service by a preloaded counter, bench/count-statements.mjs, beside the fan-out of its events
 // after it and what the background workers send over as long while idle), and the latency other
 // callers see meanwhile: 8 connections reading a page of vulnerabilities of another application at
-// a steady rate (BENCH_VEX_RATE, 200/s), their p50/p99 while idle and while the VEX is applied
-// (BENCH_VEX_ROUNDS rounds), in the same run, beside the same writes as bare SQL. The idle windows
+// a steady rate (BENCH_VEX_RATE, 200/s), their p50/p99 while idle and while the VEX is applied and
+// its events fanned out (BENCH_VEX_ROUNDS rounds), in the same run, beside the same writes as bare SQL. The idle windows
 // are taken between the rounds, so that the baseline is the same minutes of this shared machine as
 // the applies. The documents are sent from a worker thread (vex-sender.ts).
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
@@ -34,7 +34,7 @@ const IDLE_MS = 3_000;
  * p99 came down from 7.7 to 2.7 ms over those 30 s, a baseline higher than the machine's (bench/README.md).
  */
 const WARM_UP_MS = 3_000;
-/** After a round, before idle is timed again: what its applies set going (the fan-out of their events) is over by then. */
+/** After a round's events are fanned out, before idle is timed again. */
 const SETTLE_MS = 1_000;
 const ROUNDS = Number(process.env.BENCH_VEX_ROUNDS ?? 3);
 
@@ -178,7 +178,6 @@ export async function runVexBench(): Promise<void> {
     const sent = (await statementsSoFar()) - before;
     await untilFannedOut();
     const fanOutStatements = (await statementsSoFar()) - before - sent;
-    await watcher.end();
     const idleFrom = await statementsSoFar();
     await sleep(counted.end - counted.start);
     const idleStatements = (await statementsSoFar()) - idleFrom;
@@ -188,8 +187,9 @@ export async function runVexBench(): Promise<void> {
     );
 
     // Other callers, ROUNDS times idle and then while applying a document that changes every status
-    // (back and forth), then the same again (every status unchanged). Several rounds, so that the
-    // p99 of each window rests on several hundred requests, not on its two or three slowest.
+    // (back and forth), then the same again (every status unchanged), and until the first one's
+    // events are fanned out. Several rounds, so that the p99 of each window rests on several hundred
+    // requests, not on its two or three slowest.
     const load = readers(base, `/applications/${other}/vulnerabilities?limit=20`, headers);
     await sleep(WARM_UP_MS);
     const idleWindows: [number, number][] = [];
@@ -200,6 +200,7 @@ export async function runVexBench(): Promise<void> {
       idleWindows.push([idleFrom, performance.now()]);
       const document = round % 2 === 0 ? "under_investigation" : "not_affected";
       rounds.push({ changing: await apply(document), unchanged: await apply(document) });
+      await untilFannedOut();
       await sleep(SETTLE_MS);
     }
     // The floor: the same writes as one apply (every row's status and analysis, a history row and
@@ -218,14 +219,27 @@ export async function runVexBench(): Promise<void> {
     await bare.end();
     await load.stop();
     await sender.terminate();
+    // When the last of each round's events was fanned out (Postgres's clock, this machine's, as epoch
+    // ms), on this thread's performance.now() clock: the first apply's events are the round's only ones.
+    const fannedOut: number[] = [];
+    for (const { changing, unchanged } of rounds) {
+      const { rows } = await watcher.query<{ last: number }>(
+        "SELECT extract(epoch FROM max(fanned_out_at)) * 1000 AS last FROM events WHERE occurred_at >= to_timestamp($1 / 1000.0) AND occurred_at < to_timestamp($2 / 1000.0)",
+        [performance.timeOrigin + changing.start, performance.timeOrigin + unchanged.start],
+      );
+      fannedOut.push(Number(rows[0]!.last) - performance.timeOrigin);
+    }
+    await watcher.end();
+    const ends = rounds.map(({ unchanged }, i) => Math.max(unchanged.end, fannedOut[i]!));
     const idle = idleWindows.flatMap(([from, to]) => load.between(from, to));
-    const during = rounds.flatMap(({ changing, unchanged }) => load.between(changing.start, unchanged.end));
+    const during = rounds.flatMap(({ changing }, i) => load.between(changing.start, ends[i]!));
     const duringBare = bareWindows.flatMap(([from, to]) => load.between(from, to));
     const seconds = (applies: { start: number; end: number }[]) => applies.map((a) => ((a.end - a.start) / 1000).toFixed(2)).join(", ");
     console.log(`${ROUNDS} rounds: apply changing every status (back and forth) ${seconds(rounds.map((r) => r.changing))} s, ${JSON.stringify(rounds[0]!.changing.body)}`);
     console.log(`the same document again (every statement unchanged) ${seconds(rounds.map((r) => r.unchanged))} s, ${JSON.stringify(rounds[0]!.unchanged.body)}`);
+    console.log(`the first apply's events fanned out, after the second apply ended: ${rounds.map(({ unchanged }, i) => Math.round(fannedOut[i]! - unchanged.end)).join(", ")} ms`);
     const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
-    console.log(`GET /applications/{other}/vulnerabilities?limit=20 at ${RATE}/s over ${READERS} connections: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the applies p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}×`);
+    console.log(`GET /applications/{other}/vulnerabilities?limit=20 at ${RATE}/s over ${READERS} connections: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the applies and their fan-out p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}×`);
     console.log(`the same writes as bare SQL (the floor), ${ROUNDS} times: ${seconds(bareWindows.map(([start, end]) => ({ start, end })))} s; readers meanwhile p50 ${p(duringBare, 50)} ms, p99 ${p(duringBare, 99)} ms (${duringBare.length} requests); p99 ratio ${(percentile(duringBare, 99) / percentile(idle, 99)).toFixed(2)}×`);
   } finally {
     server.kill("SIGTERM");

@@ -10,6 +10,7 @@
 // 20261127120000_fan_out_function, says why a function): one call, autocommitted, prepared once per
 // connection.
 import type pg from "pg";
+import { processBulkTurns, type BulkTurns } from "../db/bulk-turns.ts";
 import { restBetweenWrites, type RestOptions } from "../db/resting-writes.ts";
 import { occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } from "../events/event-log.ts";
 
@@ -57,16 +58,20 @@ export interface FanOutPendingOptions {
   onBatch: (fannedOut: number, events: LoggedEvent[]) => void;
   /** How the rests wait (resting-writes.ts; a test's clock). */
   rest?: Pick<RestOptions, "wait" | "now">;
+  /** The bulk turns its statements take (bulk-turns.ts): the process's, unless a test's. */
+  turns?: BulkTurns;
 }
 
 /**
  * Fans out every event committed so far, a batch at a time; returns how many. After a full batch the
  * next one rests as long as it took (resting-writes.ts), as a VEX's writes do: a bulk fan-out held
  * one of a small machine's two CPUs for a fifth of a second, back to back, and other callers'
- * requests waited for it (bench/README.md).
+ * requests waited for it (bench/README.md). Each batch takes its turn with the VEX being applied
+ * meanwhile, if any (bulk-turns.ts).
  */
-export async function fanOutPending(pool: pg.Pool, { wanted, onBatch, rest }: FanOutPendingOptions): Promise<number> {
-  const takingTurns = restBetweenWrites((returning: boolean) => fanOutBatch(pool, FAN_OUT_BATCH, returning), { maxRestMs: FAN_OUT_MAX_REST_MS, ...rest });
+export async function fanOutPending(pool: pg.Pool, { wanted, onBatch, rest, turns = processBulkTurns }: FanOutPendingOptions): Promise<number> {
+  const batch = (returning: boolean) => turns.take(() => fanOutBatch(pool, FAN_OUT_BATCH, returning));
+  const takingTurns = restBetweenWrites(batch, { maxRestMs: FAN_OUT_MAX_REST_MS, ...rest });
   let total = 0;
   for (;;) {
     const { fannedOut, events } = await takingTurns(wanted());

@@ -1,7 +1,10 @@
 // fanOutPending (src/dispatcher/fan-out.ts) on a real database: every pending event fanned out in
 // batches of FAN_OUT_BATCH, in log order, resting after each full batch as long as it took, and never
-// after a batch that was not full: a live event is handed on without a rest.
+// after a batch that was not full: a live event is handed on without a rest. No batch runs while
+// other bulk work of the process holds the turn (bulk-turns.ts).
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { BulkTurns } from "../../src/db/bulk-turns.ts";
 import { FAN_OUT_BATCH, fanOutPending } from "../../src/dispatcher/fan-out.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { commitSampleEvents } from "../helpers/sample-events.ts";
@@ -60,4 +63,19 @@ it("hands a live event on without a rest", async () => {
 it("rests before the empty batch that follows a full one: more may have been committed meanwhile", async () => {
   await commitSampleEvents(pool, FAN_OUT_BATCH);
   expect((await fanOutLogged()).log).toEqual([`batch ${FAN_OUT_BATCH}`, "rest 5", "batch 0"]);
+});
+
+it("waits for its turn while other bulk work of the process holds it", async () => {
+  await commitSampleEvents(pool, 3);
+  const turns = new BulkTurns(undefined, { maxWaitMs: 60_000 });
+  let release!: () => void;
+  const held = turns.take(() => new Promise<void>((resolve) => (release = resolve)));
+  const fanningOut = fanOutPending(pool, { wanted: () => false, onBatch() {}, turns });
+  await sleep(200);
+  const pending = async () => Number((await pool.query("SELECT count(*) FROM events WHERE fanned_out_at IS NULL")).rows[0].count);
+  expect(await pending()).toBe(3);
+  release();
+  await held;
+  expect(await fanningOut).toBe(3);
+  expect(await pending()).toBe(0);
 });

@@ -2,7 +2,9 @@
 // vulnerabilities by id (aliases included) and package URL, statements kept for findings that
 // appear later, the record of every change, the export and its round trip, and the rules a scan
 // keeps with decisions.
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
+import { BulkTurns } from "../../src/db/bulk-turns.ts";
 import { applyVexReading } from "../../src/domain/vulnerabilities/vex-transaction.ts";
 import { toVulnerabilityUpdatedData } from "../../src/domain/vulnerabilities/vulnerability.view.ts";
 import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
@@ -545,6 +547,54 @@ describe("applying a large VEX", () => {
     expect(await t.app.db.prisma.vulnerabilityChange.count({ where: { vulnerability: { applicationId: app }, source: "vex" } })).toBe(size);
     expect(await t.app.db.prisma.event.count({ where: { applicationId: app, type: "vulnerability.updated" } })).toBe(size);
   }, 60_000);
+
+  it("takes turns with the process's other bulk work: sends nothing while another holds the turn", async () => {
+    const app = await scannedApplication();
+    const reading = readOpenVex(openVex([statement(LOG4SHELL.id, "not_affected", { products: [{ "@id": LOG4J }] })]));
+    const turns = new BulkTurns(undefined, { maxWaitMs: 60_000 });
+    let release!: () => void;
+    const held = turns.take(() => new Promise<void>((resolve) => (release = resolve)));
+    const client = await t.app.db.pool.connect();
+    const sent: string[] = [];
+    const restore = watchStatements(client, (text) => {
+      sent.push(text);
+    });
+    try {
+      const applying = applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() }, turns);
+      await sleep(200);
+      expect(sent).toEqual([]);
+      release();
+      await held;
+      expect(await applying).toEqual({ applied: 1, unchanged: 0, pending: 0 });
+      expect(sent.length).toBeGreaterThan(0);
+    } finally {
+      restore();
+      client.release();
+    }
+  });
+
+  it("waits for the application's lock holding no turn", async () => {
+    const app = await scannedApplication();
+    const reading = readOpenVex(openVex([statement(LOG4SHELL.id, "not_affected", { products: [{ "@id": LOG4J }] })]));
+    const turns = new BulkTurns(undefined, { maxWaitMs: 60_000 });
+    const locker = await t.app.db.pool.connect();
+    const client = await t.app.db.pool.connect();
+    try {
+      // A scan's transaction, say, holding the application's lock (vex-transaction.ts).
+      await locker.query("BEGIN");
+      await locker.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", [app]);
+      const applying = applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() }, turns);
+      await eventually(async () => (await t.app.db.pool.query("SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted")).rowCount);
+      // Another bulk work's turn comes at once, not once the lock is given (with this wait, a minute).
+      await expect(turns.take(() => "taken")).resolves.toBe("taken");
+      await locker.query("COMMIT");
+      expect(await applying).toEqual({ applied: 1, unchanged: 0, pending: 0 });
+    } finally {
+      await locker.query("ROLLBACK").catch(() => {});
+      locker.release();
+      client.release();
+    }
+  });
 
   it("rewrites the statements it keeps in place: a VEX changing them adds nothing to their indexes (HOT updates)", async () => {
     const size = 600;

@@ -5,6 +5,7 @@
 // neither its JavaScript nor the sending of its rows (several MiB of parameters).
 import type pg from "pg";
 import { writeOverlapped } from "../../db/overlapped-writes.ts";
+import { BulkTurns } from "../../db/bulk-turns.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
 import { restBetweenWrites } from "../../db/resting-writes.ts";
 import { writeDecisionChunk } from "./decisions.ts";
@@ -41,21 +42,28 @@ export interface VexTarget {
  */
 const RESTS_WITHIN_MS = 1_500;
 
-export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget): Promise<VexCounts> {
+/**
+ * Applies the reading. Its stretches of work (the candidates read and planned, each write) take
+ * `turns` with the process's other bulk work (bulk-turns.ts); the application's lock is waited for
+ * outside any turn, so that no turn is held while another apply's writes wait for one.
+ */
+export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget, turns = new BulkTurns()): Promise<VexCounts> {
   const restUntil = performance.now() + RESTS_WITHIN_MS;
-  const kept = keptStatementRows(reading.statements);
+  const kept = await turns.take(() => keptStatementRows(reading.statements));
   return inTransaction(client, async () => {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", [applicationId]);
-    const { rows } = await client.query<Candidate>(CANDIDATES, [applicationId, statementIds(reading)]);
-    const plan = await planVex(reading, rows, by, at);
+    const plan = await turns.take(async () => {
+      const { rows } = await client.query<Candidate>(CANDIDATES, [applicationId, statementIds(reading)]);
+      return planVex(reading, rows, by, at);
+    });
     // Every statement is kept, whatever it matches, then the decisions are written, all taking turns
     // with other callers (resting-writes.ts): Postgres is left free between the chunks. None is
     // written while this thread plans, the longest stretch of its own work: the two overlapping held
     // both CPUs of a small machine, and other callers' requests waited (bench/README.md).
     function* writes(): Iterable<() => Promise<unknown>> {
-      for (const chunk of kept) yield () => keepStatementRows(client, applicationId, chunk, by, at);
+      for (const chunk of kept) yield () => turns.take(() => keepStatementRows(client, applicationId, chunk, by, at));
       // The decisions' chunks are made one at a time, each while the one before is written.
-      for (const chunk of plan.decisions) yield () => writeDecisionChunk(client, chunk, { source: "vex", at });
+      for (const chunk of plan.decisions) yield () => turns.take(() => writeDecisionChunk(client, chunk, { source: "vex", at }));
     }
     await writeOverlapped(writes(), restBetweenWrites((write) => write(), { restUntil }));
     return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };

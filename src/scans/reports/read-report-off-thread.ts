@@ -9,6 +9,7 @@ import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import pg from "pg";
 import { Piscina } from "piscina";
+import { processBulkTurns } from "../../db/bulk-turns.ts";
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { VexDocument } from "../../domain/vulnerabilities/vex.service.ts";
@@ -120,7 +121,7 @@ function reviveFailure({ message, code, fromDatabase }: VexApplyFailure): Error 
  */
 export async function readVexOffThread(bytes: Buffer, format: string | undefined, database: pg.Pool): Promise<VexRead> {
   const databaseUrl = database.options.connectionString!;
-  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, port: port2, databaseUrl }), "applyVexTask");
+  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, port: port2, databaseUrl, turns: processBulkTurns.buffer }), "applyVexTask");
   try {
     const outcome = (await nextMessage()) as VexReadOutcome;
     if (!outcome.ok) {

@@ -7,6 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import pg from "pg";
 import type { VexCounts } from "../../domain/vulnerabilities/vex-plan.ts";
+import { BulkTurns } from "../../db/bulk-turns.ts";
 import { applyVexReading } from "../../domain/vulnerabilities/vex-transaction.ts";
 import type { VexReading } from "../../domain/vulnerabilities/vex-statement.ts";
 import { DomainError, type FieldError } from "../../errors.ts";
@@ -70,6 +71,8 @@ export interface VexTask {
   port: MessagePort;
   /** Where the apply's transaction connects (its own connection: none of the service's is usable in this thread). */
   databaseUrl: string;
+  /** The service's bulk turns (bulk-turns.ts), which the reading and the apply take. */
+  turns: SharedArrayBuffer;
 }
 
 export type VexReadOutcome = { ok: true; errors: FieldError[] } | ReadFailure;
@@ -102,9 +105,9 @@ function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading
 }
 
 /** Applies the document in a transaction on this thread's own connection (worker-connections.ts). */
-async function applyVex(reading: VexReading, databaseUrl: string, request: VexApplyRequest): Promise<VexApplyOutcome> {
+async function applyVex(reading: VexReading, databaseUrl: string, request: VexApplyRequest, turns: BulkTurns): Promise<VexApplyOutcome> {
   try {
-    const counts = await withConnection(databaseUrl, (client) => applyVexReading(client, reading, { ...request, at: new Date(request.at) }));
+    const counts = await withConnection(databaseUrl, (client) => applyVexReading(client, reading, { ...request, at: new Date(request.at) }, turns));
     return { ok: true, counts };
   } catch (err) {
     const { message, code } = err as { message?: unknown; code?: unknown };
@@ -120,13 +123,14 @@ async function applyVex(reading: VexReading, databaseUrl: string, request: VexAp
  */
 export async function applyVexTask(task: VexTask): Promise<void> {
   const { port } = task;
+  const turns = new BulkTurns(task.turns);
   try {
-    const { outcome, reading } = readVex(task);
+    const { outcome, reading } = await turns.take(() => readVex(task));
     port.postMessage(outcome);
     // Until the service closes its end (at once on a failure), so that the task never ends before its message is taken.
     const request = (await nextMessage(port)) as VexApplyRequest | undefined;
     if (!request || !reading) return;
-    port.postMessage(await applyVex(reading, task.databaseUrl, request));
+    port.postMessage(await applyVex(reading, task.databaseUrl, request, turns));
     await nextMessage(port);
   } finally {
     port.close();
