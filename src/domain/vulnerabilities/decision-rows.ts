@@ -11,8 +11,8 @@ import { analysisOfDecision, sameDecision, STATUS_OF_STATE, type Analysis, type 
 /** Rows per statement: 10,000 decisions are four statements (and 100,000 forty). */
 const CHUNK = 2_500;
 
-/** What a decision needs of the vulnerability it is about. */
-export type DecisionTarget = Pick<Vulnerability, "id" | "applicationId" | "status" | "analysis" | "severity" | "title" | "createdAt">;
+/** What a decision needs of the vulnerability it is about: whether it changes it (the event's data comes from Postgres). */
+export type DecisionTarget = Pick<Vulnerability, "id" | "status" | "analysis">;
 
 export interface DecisionToWrite {
   target: DecisionTarget;

@@ -18,10 +18,11 @@ import type { VexReading } from "./vex-statement.ts";
  * The application's vulnerabilities known by one of the ids (a JSON array). Not `aliases && ids`:
  * that compares every alias with every id (10,000 × 10,000 took seconds); a hash join does not.
  * Plain rows, parsed here by pg: Postgres writes 10,000 of them in a fifth of the time it took to
- * build them as one JSON text (bench/README.md).
+ * build them as one JSON text (bench/README.md). Only what matching and deciding read: the events'
+ * data comes from the updated rows (decisions.ts).
  */
 const CANDIDATES = `
-  SELECT id, application_id AS "applicationId", status, analysis, severity, title, created_at AS "createdAt", aliases, location
+  SELECT id, status, analysis, aliases, location
     FROM vulnerabilities
    WHERE application_id = $1::uuid
      AND id IN (SELECT v.id FROM vulnerabilities v, unnest(v.aliases) AS alias
