@@ -6,9 +6,9 @@
 // after it and what the background workers send over as long while idle), and the latency other
 // callers see meanwhile: 8 connections reading a page of vulnerabilities of another application at
 // a steady rate (BENCH_VEX_RATE, 200/s), their p50/p99 while idle and while the VEX is applied and
-// its events fanned out (BENCH_VEX_ROUNDS rounds), in the same run, beside the same writes as bare SQL. The idle windows
-// are taken between the rounds, so that the baseline is the same minutes of this shared machine as
-// the applies. The documents are sent from a worker thread (vex-sender.ts).
+// its events fanned out (BENCH_VEX_ROUNDS rounds), in the same run, beside the same writes as bare
+// SQL. The idle windows are taken between the rounds, so that the baseline is the same minutes of
+// this shared machine as the applies. The documents are sent from a worker thread (vex-sender.ts).
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";

@@ -4,8 +4,8 @@
 // one application never interleave). Nothing of a large VEX then runs on the service's event loop,
 // neither its JavaScript nor the sending of its rows (several MiB of parameters).
 import type pg from "pg";
-import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { BulkTurns } from "../../db/bulk-turns.ts";
+import { writeOverlapped } from "../../db/overlapped-writes.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
 import { restBetweenWrites } from "../../db/resting-writes.ts";
 import { writeDecisionChunk } from "./decisions.ts";
@@ -44,9 +44,10 @@ export interface VexTarget {
 const RESTS_WITHIN_MS = 1_500;
 
 /**
- * Applies the reading. Its stretches of work (the candidates read and planned, each write) take
- * `turns` with the process's other bulk work (bulk-turns.ts); the application's lock is waited for
- * outside any turn, so that no turn is held while another apply's writes wait for one.
+ * Applies the reading. Its stretches of work (its statements' rows built, the candidates read and
+ * planned, each write) take `turns` with the process's other bulk work (bulk-turns.ts). The
+ * application's lock is waited for holding no turn: the apply that holds the lock may be waiting
+ * for the turn.
  */
 export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget, turns = new BulkTurns()): Promise<VexCounts> {
   const restUntil = performance.now() + RESTS_WITHIN_MS;

@@ -6,8 +6,8 @@
 // closes its end. A VEX document goes the same way (applyVexTask).
 import type { MessagePort } from "node:worker_threads";
 import pg from "pg";
-import type { VexCounts } from "../../domain/vulnerabilities/vex-plan.ts";
 import { BulkTurns } from "../../db/bulk-turns.ts";
+import type { VexCounts } from "../../domain/vulnerabilities/vex-plan.ts";
 import { applyVexReading } from "../../domain/vulnerabilities/vex-transaction.ts";
 import type { VexReading } from "../../domain/vulnerabilities/vex-statement.ts";
 import { DomainError, type FieldError } from "../../errors.ts";
