@@ -4,9 +4,9 @@
 // other bulk work of the process holds the turn (bulk-turns.ts).
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { BulkTurns } from "../../src/db/bulk-turns.ts";
 import { FAN_OUT_BATCH, fanOutPending } from "../../src/dispatcher/fan-out.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { heldTurns } from "../helpers/held-turns.ts";
 import { commitSampleEvents } from "../helpers/sample-events.ts";
 
 let database: TestDatabase;
@@ -67,15 +67,12 @@ it("rests before the empty batch that follows a full one: more may have been com
 
 it("waits for its turn while other bulk work of the process holds it", async () => {
   await commitSampleEvents(pool, 3);
-  const turns = new BulkTurns(undefined, { maxWaitMs: 60_000 });
-  let release!: () => void;
-  const held = turns.take(() => new Promise<void>((resolve) => (release = resolve)));
+  const { turns, release } = heldTurns();
   const fanningOut = fanOutPending(pool, { wanted: () => false, onBatch() {}, turns });
   await sleep(200);
   const pending = async () => Number((await pool.query("SELECT count(*) FROM events WHERE fanned_out_at IS NULL")).rows[0].count);
   expect(await pending()).toBe(3);
-  release();
-  await held;
+  await release();
   expect(await fanningOut).toBe(3);
   expect(await pending()).toBe(0);
 });

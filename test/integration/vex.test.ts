@@ -9,6 +9,7 @@ import { applyVexReading } from "../../src/domain/vulnerabilities/vex-transactio
 import { toVulnerabilityUpdatedData } from "../../src/domain/vulnerabilities/vulnerability.view.ts";
 import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
 import { readOpenVex } from "../../src/vex/openvex-document.ts";
+import { heldTurns } from "../helpers/held-turns.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { cyclonedxReport, cyclonedxVex, openVex, statement, type ScannedVulnerability } from "../helpers/vex-documents.ts";
@@ -551,9 +552,7 @@ describe("applying a large VEX", () => {
   it("takes turns with the process's other bulk work: sends nothing while another holds the turn", async () => {
     const app = await scannedApplication();
     const reading = readOpenVex(openVex([statement(LOG4SHELL.id, "not_affected", { products: [{ "@id": LOG4J }] })]));
-    const turns = new BulkTurns(undefined, { maxWaitMs: 60_000 });
-    let release!: () => void;
-    const held = turns.take(() => new Promise<void>((resolve) => (release = resolve)));
+    const { turns, release } = heldTurns();
     const client = await t.app.db.pool.connect();
     const sent: string[] = [];
     const restore = watchStatements(client, (text) => {
@@ -563,8 +562,7 @@ describe("applying a large VEX", () => {
       const applying = applyVexReading(client, reading, { applicationId: app, by: "alice", at: new Date() }, turns);
       await sleep(200);
       expect(sent).toEqual([]);
-      release();
-      await held;
+      await release();
       expect(await applying).toEqual({ applied: 1, unchanged: 0, pending: 0 });
       expect(sent.length).toBeGreaterThan(0);
     } finally {
