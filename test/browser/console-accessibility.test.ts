@@ -1,11 +1,8 @@
 // Every view of the console: no serious or critical axe-core violation, no sideways scrolling at
 // 375 px, no request to another origin; and a journey by keyboard alone.
-import os from "node:os";
-import path from "node:path";
-import { mkdtempSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, tabTo, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, screenshotPath, tabTo, type ConsolePage } from "../helpers/browser.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -13,7 +10,6 @@ let t: TestApp;
 let browser: Browser;
 let appId: string;
 let webhookId: string;
-const screenshots = mkdtempSync(path.join(os.tmpdir(), "console-375-"));
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "0", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }), launchBrowser()]);
@@ -97,7 +93,7 @@ describe.each(views)("the $name view", (view) => {
   });
 
   it("does not scroll sideways at 375 px", async () => {
-    const { scrollWidth, innerWidth } = await overflowAt375(p.page, path.join(screenshots, `${view.name.replace(/ /g, "-")}.png`));
+    const { scrollWidth, innerWidth } = await overflowAt375(p.page, screenshotPath("accessibility", view.name));
     expect(innerWidth).toBe(375);
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
   });

@@ -2,15 +2,12 @@
 // name: a delivery held back while its endpoint fails shows as waiting, with its attempts; Recover
 // re-queues what failed or was dropped and says how many; a refused recovery shows the API's error.
 // axe-core and 375 px on each of these states.
-import os from "node:os";
-import path from "node:path";
-import { mkdtempSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
+import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, screenshotPath, type ConsolePage } from "../helpers/browser.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -21,7 +18,6 @@ let browser: Browser;
 let cert: SelfSignedCert;
 let receiver: HttpsReceiver;
 const opened: ConsolePage[] = [];
-const screenshots = mkdtempSync(path.join(os.tmpdir(), "console-webhooks-375-"));
 
 beforeAll(async () => {
   cert = createSelfSignedCert();
@@ -73,7 +69,7 @@ async function deliveriesPage(webhookId: string): Promise<Page> {
 
 async function accessibleAndNarrow(page: Page, state: string) {
   expect(await axeViolations(page)).toEqual([]);
-  const { scrollWidth, innerWidth } = await overflowAt375(page, path.join(screenshots, `${state}.png`));
+  const { scrollWidth, innerWidth } = await overflowAt375(page, screenshotPath("webhooks", state));
   expect(innerWidth).toBe(375);
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }

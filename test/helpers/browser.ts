@@ -2,8 +2,9 @@
 // the console's tests check on every view: axe-core's serious and critical violations, horizontal
 // overflow at 375 px, requests to other origins.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 /** Without the background-networking flags Chromium keeps calling Google's services: refused here. */
@@ -84,11 +85,23 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
-/** At 375 px wide: whether the document scrolls sideways (it must not), with a screenshot taken. */
-export async function overflowAt375(page: Page, screenshotPath?: string): Promise<{ scrollWidth: number; innerWidth: number }> {
+/**
+ * Where a suite's screenshot of a view is written, for a person to look at: under the directory
+ * CONSOLE_SCREENSHOTS names, in a folder per suite; without it, nowhere (a run leaves no files).
+ */
+export function screenshotPath(suite: string, view: string): string | undefined {
+  const root = process.env.CONSOLE_SCREENSHOTS;
+  if (!root) return undefined;
+  const folder = path.resolve(root, suite);
+  mkdirSync(folder, { recursive: true });
+  return path.join(folder, `${view.replace(/[^\w-]+/g, "-")}.png`);
+}
+
+/** At 375 px wide: whether the document scrolls sideways (it must not), with a screenshot taken when given a path. */
+export async function overflowAt375(page: Page, screenshotFile?: string): Promise<{ scrollWidth: number; innerWidth: number }> {
   const before = page.viewportSize();
   await page.setViewportSize({ width: 375, height: 800 });
-  await page.screenshot({ path: screenshotPath, fullPage: true });
+  if (screenshotFile) await page.screenshot({ path: screenshotFile, fullPage: true });
   const sizes = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   if (before) await page.setViewportSize(before);
   return sizes;
