@@ -8,7 +8,9 @@
 // a steady rate (BENCH_VEX_RATE, 200/s), their p50/p99 while idle and while the VEX is applied and
 // its events fanned out (BENCH_VEX_ROUNDS rounds), in the same run, beside the same writes as bare
 // SQL. The idle windows are taken between the rounds, so that the baseline is the same minutes of
-// this shared machine as the applies. The documents are sent from a worker thread (vex-sender.ts).
+// this shared machine as the applies, each beside a control window as long, as idle, whose ratio
+// to idle shows how far this machine alone moves a p99 ratio. The documents are sent from a worker
+// thread (vex-sender.ts).
 // BENCH_CPU_PROF_DIR=dir writes the service's CPU profile there.
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
@@ -27,7 +29,11 @@ const PORT = Number(process.env.BENCH_PORT ?? 18183);
 const READERS = 8;
 /** Requests a second the other callers send (BENCH_VEX_RATE). */
 const RATE = Number(process.env.BENCH_VEX_RATE ?? 200);
-/** Idle readers timed before each round (BENCH_VEX_ROUNDS rounds of applies). */
+/**
+ * Idle readers timed before each round (BENCH_VEX_ROUNDS rounds of applies), twice: the idle window
+ * and the control, whose p99 against idle's is what this machine alone makes of a ratio (nothing is
+ * applied in either), printed beside the applies'.
+ */
 const IDLE_MS = 3_000;
 /**
  * The readers' first seconds, not timed. Timed, they had been the whole idle baseline: in one run its
@@ -200,11 +206,15 @@ export async function runVexBench(): Promise<void> {
     const load = readers(base, `/applications/${other}/vulnerabilities?limit=20`, headers);
     await sleep(WARM_UP_MS);
     const idleWindows: [number, number][] = [];
+    const controlWindows: [number, number][] = [];
     const rounds: { changing: Awaited<ReturnType<typeof apply>>; unchanged: Awaited<ReturnType<typeof apply>> }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const idleFrom = performance.now();
-      await sleep(IDLE_MS);
-      idleWindows.push([idleFrom, performance.now()]);
+      // Idle first in even rounds, the control first in odd ones, so that neither is always nearer the last fan-out.
+      for (const windows of round % 2 === 0 ? [idleWindows, controlWindows] : [controlWindows, idleWindows]) {
+        const from = performance.now();
+        await sleep(IDLE_MS);
+        windows.push([from, performance.now()]);
+      }
       const document = round % 2 === 0 ? "under_investigation" : "not_affected";
       rounds.push({ changing: await apply(document), unchanged: await apply(document) });
       await untilFannedOut();
@@ -239,22 +249,32 @@ export async function runVexBench(): Promise<void> {
     await watcher.end();
     const ends = rounds.map(({ unchanged }, i) => Math.max(unchanged.end, fannedOut[i]!));
     // The readers' requests in the idle windows and during the applies of rounds [from, to).
-    const idleIn = (from: number, to: number) => idleWindows.slice(from, to).flatMap(([start, end]) => load.between(start, end));
+    const within = (windows: [number, number][]) => windows.flatMap(([start, end]) => load.between(start, end));
+    const idleIn = (from: number, to: number) => within(idleWindows.slice(from, to));
+    const controlIn = (from: number, to: number) => within(controlWindows.slice(from, to));
     const duringIn = (from: number, to: number) => rounds.slice(from, to).flatMap(({ changing }, k) => load.between(changing.start, ends[from + k]!));
     const p99Ratio = (of: number[], to: number[]) => `${(percentile(of, 99) / percentile(to, 99)).toFixed(2)}×`;
     const idle = idleIn(0, ROUNDS);
     const during = duringIn(0, ROUNDS);
-    const duringBare = bareWindows.flatMap(([from, to]) => load.between(from, to));
+    const control = controlIn(0, ROUNDS);
+    const duringBare = within(bareWindows);
     const seconds = (applies: { start: number; end: number }[]) => applies.map((a) => ((a.end - a.start) / 1000).toFixed(2)).join(", ");
     console.log(`${ROUNDS} rounds: apply changing every status (back and forth) ${seconds(rounds.map((r) => r.changing))} s, ${JSON.stringify(rounds[0]!.changing.body)}`);
     console.log(`the same document again (every statement unchanged) ${seconds(rounds.map((r) => r.unchanged))} s, ${JSON.stringify(rounds[0]!.unchanged.body)}`);
     console.log(`the first apply's events fanned out, after the second apply ended: ${rounds.map(({ unchanged }, i) => Math.round(fannedOut[i]! - unchanged.end)).join(", ")} ms`);
     const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
     console.log(`GET /applications/{other}/vulnerabilities?limit=20 at ${RATE}/s over ${READERS} connections: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the applies and their fan-out p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${p99Ratio(during, idle)}`);
+    console.log(
+      `the control, idle as long beside each idle window: p50 ${p(control, 50)} ms, p99 ${p(control, 99)} ms (${control.length} requests); p99 ratio to idle ${p99Ratio(control, idle)}; ` +
+        `the applies' p99 ratio to idle and control together ${p99Ratio(during, [...idle, ...control])}`,
+    );
     if (ROUNDS >= 2 * BLOCK_ROUNDS) {
-      const blocks: string[] = [];
-      for (let from = 0; from + BLOCK_ROUNDS <= ROUNDS; from += BLOCK_ROUNDS) blocks.push(p99Ratio(duringIn(from, from + BLOCK_ROUNDS), idleIn(from, from + BLOCK_ROUNDS)));
-      console.log(`the same p99 ratio over each ${BLOCK_ROUNDS} rounds: ${blocks.join(", ")}`);
+      const blocks = (of: (from: number, to: number) => number[]) => {
+        const ratios: string[] = [];
+        for (let from = 0; from + BLOCK_ROUNDS <= ROUNDS; from += BLOCK_ROUNDS) ratios.push(p99Ratio(of(from, from + BLOCK_ROUNDS), idleIn(from, from + BLOCK_ROUNDS)));
+        return ratios.join(", ");
+      };
+      console.log(`the same p99 ratios over each ${BLOCK_ROUNDS} rounds: the applies' ${blocks(duringIn)}; the control's ${blocks(controlIn)}`);
     }
     console.log(`the same writes as bare SQL (the floor), ${ROUNDS} times: ${seconds(bareWindows.map(([start, end]) => ({ start, end })))} s; readers meanwhile p50 ${p(duringBare, 50)} ms, p99 ${p(duringBare, 99)} ms (${duringBare.length} requests); p99 ratio ${p99Ratio(duringBare, idle)}`);
   } finally {
