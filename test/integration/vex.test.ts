@@ -628,6 +628,37 @@ describe("applying a large VEX", () => {
     }
   }, 60_000);
 
+  it("rewrites the vulnerabilities it decides in place: no index on what a decision changes (HOT updates)", async () => {
+    const size = 600;
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${20_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const app = await scannedApplication(findings);
+    const document = (status: string) => openVex(findings.map((f) => statement(f.id, status, { products: [{ "@id": f.purl }] })));
+    const client = await t.app.db.pool.connect();
+    const updates = async () => {
+      await client.query("SELECT pg_stat_force_next_flush()");
+      await client.query("SELECT 1");
+      const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'vulnerabilities'")).rows;
+      return { updated: Number(row.updated), hot: Number(row.hot) };
+    };
+    try {
+      const apply = async (status: string) => applyVexReading(client, readOpenVex(document(status)), { applicationId: app, by: "alice", at: new Date() });
+      const before = await updates();
+      // open → accepted → in_progress → accepted: status and analysis rewritten each time.
+      for (const status of ["not_affected", "under_investigation", "not_affected"]) {
+        expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      }
+      const after = await eventually(async () => {
+        const now = await updates();
+        return now.updated - before.updated >= 3 * size && now;
+      });
+      expect(after.updated - before.updated).toBe(3 * size);
+      // With an index on status (or no room on the pages) none, or hardly any, would be HOT.
+      expect(after.hot - before.hot).toBeGreaterThanOrEqual(0.9 * 3 * size);
+    } finally {
+      client.release();
+    }
+  }, 60_000);
+
   it("leaves the statements it keeps alone when they come again unchanged: not rewritten, not even locked", async () => {
     const size = 300;
     const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2033-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
