@@ -594,9 +594,14 @@ describe("applying a large VEX", () => {
     }
   });
 
-  it("rewrites the statements it keeps in place: a VEX changing them adds nothing to their indexes (HOT updates)", async () => {
+  /**
+   * Applies to `size` new findings a VEX of each of `first`'s statuses, then of each of `counted`'s
+   * (every one changing every decision); how many rows of `table` the counted applies updated, and
+   * how many of the updates were HOT.
+   */
+  async function rewritesOf(table: string, firstCve: number, first: string[], counted: string[]) {
     const size = 600;
-    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${10_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
+    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${firstCve + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
     const app = await scannedApplication(findings);
     const document = (status: string) => openVex(findings.map((f) => statement(f.id, status, { products: [{ "@id": f.purl }] })));
     const client = await t.app.db.pool.connect();
@@ -606,57 +611,48 @@ describe("applying a large VEX", () => {
       // unless forced: at the end of the statement after this one.
       await client.query("SELECT pg_stat_force_next_flush()");
       await client.query("SELECT 1");
-      const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'vex_statements'")).rows;
+      const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = $1", [table])).rows;
       return { updated: Number(row.updated), hot: Number(row.hot) };
     };
     try {
       const apply = async (status: string) => applyVexReading(client, readOpenVex(document(status)), { applicationId: app, by: "alice", at: new Date() });
-      expect(await apply("not_affected")).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      for (const status of first) expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
       const before = await updates();
-      for (const status of ["under_investigation", "not_affected", "under_investigation"]) {
-        expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
-      }
+      for (const status of counted) expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
+      const expected = counted.length * size;
       const after = await eventually(async () => {
         const now = await updates();
-        return now.updated - before.updated >= 3 * size && now;
+        return now.updated - before.updated >= expected && now;
       });
-      expect(after.updated - before.updated).toBe(3 * size);
-      // Without room on the pages (fillfactor 100) hardly any is HOT; an index on a rewritten column makes none.
-      expect(after.hot - before.hot).toBeGreaterThanOrEqual(0.9 * 3 * size);
+      return { expected, updated: after.updated - before.updated, hot: after.hot - before.hot };
     } finally {
       client.release();
     }
+  }
+
+  it("rewrites the statements it keeps in place: a VEX changing them adds nothing to their indexes (HOT updates)", async () => {
+    const { expected, updated, hot } = await rewritesOf("vex_statements", 10_000, ["not_affected"], ["under_investigation", "not_affected", "under_investigation"]);
+    expect(updated).toBe(expected);
+    // Without room on the pages (fillfactor 100) hardly any is HOT; an index on a rewritten column makes none.
+    expect(hot).toBeGreaterThanOrEqual(0.9 * expected);
   }, 60_000);
 
   it("rewrites the vulnerabilities it decides in place: no index on what a decision changes (HOT updates)", async () => {
-    const size = 600;
-    const findings = Array.from({ length: size }, (_, i) => ({ id: `CVE-2032-${20_000 + i}`, purl: `pkg:npm/package-${i}@1.0.0` }));
-    const app = await scannedApplication(findings);
-    const document = (status: string) => openVex(findings.map((f) => statement(f.id, status, { products: [{ "@id": f.purl }] })));
-    const client = await t.app.db.pool.connect();
-    const updates = async () => {
-      await client.query("SELECT pg_stat_force_next_flush()");
-      await client.query("SELECT 1");
-      const [row] = (await t.app.db.pool.query("SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'vulnerabilities'")).rows;
-      return { updated: Number(row.updated), hot: Number(row.hot) };
-    };
-    try {
-      const apply = async (status: string) => applyVexReading(client, readOpenVex(document(status)), { applicationId: app, by: "alice", at: new Date() });
-      const before = await updates();
-      // open → accepted → in_progress → accepted: status and analysis rewritten each time.
-      for (const status of ["not_affected", "under_investigation", "not_affected"]) {
-        expect(await apply(status)).toEqual({ applied: size, unchanged: 0, pending: 0 });
-      }
-      const after = await eventually(async () => {
-        const now = await updates();
-        return now.updated - before.updated >= 3 * size && now;
-      });
-      expect(after.updated - before.updated).toBe(3 * size);
-      // With an index on status (or no room on the pages) none, or hardly any, would be HOT.
-      expect(after.hot - before.hot).toBeGreaterThanOrEqual(0.9 * 3 * size);
-    } finally {
-      client.release();
-    }
+    // Nothing a decision rewrites is indexed, and pages are left half free for its new versions.
+    const { rows: indexed } = await t.app.db.pool.query<{ column: string }>(
+      `SELECT a.attname AS column FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+        WHERE i.indrelid = 'vulnerabilities'::regclass AND a.attname IN ('status', 'analysis', 'updated_at', 'resolved_at', 'last_seen_scan_id')`,
+    );
+    expect(indexed).toEqual([]);
+    const { rows: options } = await t.app.db.pool.query("SELECT reloptions FROM pg_class WHERE oid = 'vulnerabilities'::regclass");
+    expect(options[0].reloptions).toEqual(["fillfactor=50"]);
+    // open → accepted on rows as the report wrote them. How many are HOT depends on room left on
+    // their pages, which older versions not yet pruned (held by any older snapshot, the service's
+    // background workers' included) take: 450 of 600 in one run here, over 90 % in others. With an
+    // index on status, none.
+    const { expected, updated, hot } = await rewritesOf("vulnerabilities", 20_000, [], ["not_affected"]);
+    expect(updated).toBe(expected);
+    expect(hot).toBeGreaterThan(0);
   }, 60_000);
 
   it("leaves the statements it keeps alone when they come again unchanged: not rewritten, not even locked", async () => {
