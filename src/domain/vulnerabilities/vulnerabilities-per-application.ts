@@ -95,7 +95,10 @@ export const emptyVulnerabilityCounts = (): VulnerabilityCounts => ({
   unresolvedBySeverity: { critical: 0, high: 0, medium: 0, low: 0 },
 });
 
-/** Each application's vulnerabilities counted by severity and status (its rows read by the application's index: no index on status, so that decisions are HOT updates). */
+/**
+ * Each application's vulnerabilities counted by severity and status: its rows, read by the
+ * application's index (no index on status, so that decisions are HOT updates).
+ */
 export function vulnerabilityCounts(ctx: ServiceContext): PerApplicationRead<VulnerabilityCounts> {
   requireScope(ctx.actor, "vulnerabilities:read");
   return {
