@@ -9,7 +9,8 @@ import http from "node:http";
 import { jwtVerify } from "jose";
 import pg from "pg";
 
-const COLUMNS = "id, name, description, criticality, owner, repo_url, service_url, language, tags, created_at, updated_at";
+const COLUMNS =
+  "id, name, description, criticality, owner, repo_url, service_url, language, tags, created_at, updated_at";
 const BY_ID = `SELECT ${COLUMNS} FROM applications WHERE id = $1`;
 const NEWEST = `SELECT ${COLUMNS} FROM applications ORDER BY created_at DESC, id DESC LIMIT $1`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,7 +67,11 @@ async function authorized(header: string | undefined): Promise<boolean> {
   const token = /^Bearer +(\S+)$/i.exec(header ?? "")?.[1];
   if (!token) return false;
   try {
-    const { payload } = await jwtVerify(token, secret, { algorithms: ["HS256"], clockTolerance: 30, requiredClaims: ["exp"] });
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ["HS256"],
+      clockTolerance: 30,
+      requiredClaims: ["exp"],
+    });
     const scopes = String(payload.scope ?? "").split(" ");
     return typeof payload.sub === "string" && (scopes.includes("admin") || scopes.includes("applications:read"));
   } catch {
@@ -101,8 +106,16 @@ const server = http.createServer(async (req, res) => {
       const { rows } = await pool.query<Row>({ name: "newest", text: NEWEST, values: [limit + 1] });
       const items = rows.slice(0, limit);
       const last = items.at(-1);
-      const next = rows.length > limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString("base64url") : null;
-      return send(res, 200, items.map(view), next ? { link: `</applications?limit=${limit}&cursor=${next}>; rel="next"` } : {});
+      const next =
+        rows.length > limit && last
+          ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString("base64url")
+          : null;
+      return send(
+        res,
+        200,
+        items.map(view),
+        next ? { link: `</applications?limit=${limit}&cursor=${next}>; rel="next"` } : {},
+      );
     }
     send(res, 404, { code: "not_found" });
   } catch {

@@ -6,7 +6,12 @@ import { Agent, request } from "undici";
 import { newId } from "../src/ids.ts";
 import { buildDeliveryRequest } from "../src/dispatcher/signing.ts";
 
-const { url, count, inFlight, ca } = JSON.parse(process.argv[2]!) as { url: string; count: number; inFlight: number; ca: string };
+const { url, count, inFlight, ca } = JSON.parse(process.argv[2]!) as {
+  url: string;
+  count: number;
+  inFlight: number;
+  ca: string;
+};
 const agent = new Agent({ connect: { ca } });
 const secret = "bench-webhook-secret";
 
@@ -18,7 +23,13 @@ function signed(i: number) {
     eventId: newId(),
     eventType: "vulnerability.created",
     timestamp: occurredAt.toISOString(),
-    data: { id: newId(), severity: "high", applicationId: newId(), title: `Bare sender finding ${i}`, createdAt: occurredAt.toISOString() },
+    data: {
+      id: newId(),
+      severity: "high",
+      applicationId: newId(),
+      title: `Bare sender finding ${i}`,
+      createdAt: occurredAt.toISOString(),
+    },
     attemptedAt: occurredAt,
   });
 }
@@ -28,7 +39,12 @@ let failed = 0;
 async function worker(): Promise<void> {
   while (next < count) {
     const delivery = signed(next++);
-    const res = await request(url, { method: "POST", headers: delivery.headers, body: delivery.body, dispatcher: agent });
+    const res = await request(url, {
+      method: "POST",
+      headers: delivery.headers,
+      body: delivery.body,
+      dispatcher: agent,
+    });
     await res.body.dump();
     if (res.statusCode !== 204) failed++;
   }

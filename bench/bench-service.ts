@@ -22,9 +22,19 @@ export interface BenchService {
 
 export async function startBenchService(): Promise<BenchService> {
   const database = await benchDatabase();
-  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
+  const nodeArgs = [
+    ...extraServiceFlags(),
+    ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+  ];
   const service = await startServiceProcess({
-    env: { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" },
+    env: {
+      DATABASE_URL: database.url,
+      NODE_ENV: "production",
+      AUTH_JWT_SECRET: SECRET,
+      WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_MINUTE: "100000000",
+    },
     nodeArgs,
   });
   const db = openDatabase(database.url);

@@ -20,17 +20,23 @@ parentPort!.once("message", () => {
   const seen = new Set<string>();
   let received = 0;
   const started = Date.now();
-  client.subscribe<{ events: { eventId: string } }>({ query: "subscription($after: String) { events(after: $after) { eventId timestamp cursor } }", variables: { after } }, {
-    next: ({ data }) => {
-      received++;
-      seen.add(data!.events.eventId);
-      if (received !== count) return;
-      parentPort!.postMessage({ seconds: (Date.now() - started) / 1000, received, repeated: received - seen.size });
-      void Promise.resolve(client.dispose()).then(() => process.exit(0));
+  client.subscribe<{ events: { eventId: string } }>(
+    {
+      query: "subscription($after: String) { events(after: $after) { eventId timestamp cursor } }",
+      variables: { after },
     },
-    error: (err) => {
-      throw err instanceof Error ? err : new Error(JSON.stringify(err));
+    {
+      next: ({ data }) => {
+        received++;
+        seen.add(data!.events.eventId);
+        if (received !== count) return;
+        parentPort!.postMessage({ seconds: (Date.now() - started) / 1000, received, repeated: received - seen.size });
+        void Promise.resolve(client.dispose()).then(() => process.exit(0));
+      },
+      error: (err) => {
+        throw err instanceof Error ? err : new Error(JSON.stringify(err));
+      },
+      complete: () => {},
     },
-    complete: () => {},
-  });
+  );
 });

@@ -34,9 +34,11 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 export async function runConsoleBench(): Promise<void> {
@@ -56,7 +58,11 @@ export async function runConsoleBench(): Promise<void> {
   const base = service.baseUrl;
   const token = await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] });
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<any>;
   };
@@ -65,13 +71,25 @@ export async function runConsoleBench(): Promise<void> {
     // Seed through the API.
     const ids: string[] = [];
     await inParallel([...Array(APPLICATIONS).keys()], 16, async (i) => {
-      const app = await api("POST", "/applications", { name: `bench-app-${String(i).padStart(4, "0")}`, owner: `team-${i % 17}`, criticality: ["low", "medium", "high", "critical"][i % 4] });
+      const app = await api("POST", "/applications", {
+        name: `bench-app-${String(i).padStart(4, "0")}`,
+        owner: `team-${i % 17}`,
+        criticality: ["low", "medium", "high", "critical"][i % 4],
+      });
       ids.push(app.id);
     });
-    await api("POST", "/policies", { name: "bench-no-criticals", action: "block", conditions: { vulnerabilitySeverity: "critical" } });
+    await api("POST", "/policies", {
+      name: "bench-no-criticals",
+      action: "block",
+      conditions: { vulnerabilitySeverity: "critical" },
+    });
     const scanned = ids.slice(0, Math.floor(APPLICATIONS / 5));
-    await inParallel(scanned, 8, async (id) => void (await api("POST", `/applications/${id}/scans`, { scanType: "sca" })));
-    for (let deadline = Date.now() + 120_000; ; ) {
+    await inParallel(
+      scanned,
+      8,
+      async (id) => void (await api("POST", `/applications/${id}/scans`, { scanType: "sca" })),
+    );
+    for (let deadline = Date.now() + 120_000; ;) {
       const scans = await Promise.all(scanned.slice(-5).map((id) => api("GET", `/applications/${id}/scans`)));
       if (scans.every((list) => list[0]?.status === "completed")) break;
       if (Date.now() > deadline) throw new Error("seed scans did not complete");
@@ -101,7 +119,9 @@ export async function runConsoleBench(): Promise<void> {
       servedBr += Number(sent.headers.get("content-length"));
       await sent.arrayBuffer();
     }
-    console.log(`Initial JavaScript of / (${scripts.size} files): ${kb(raw)} raw, ${kb(gzip)} gzip, ${kb(brotli)} brotli (served br: ${kb(servedBr)}); budget ${kb(BUDGET_BYTES)} compressed: ${Math.max(gzip, brotli) < BUDGET_BYTES ? "within" : "OVER"}`);
+    console.log(
+      `Initial JavaScript of / (${scripts.size} files): ${kb(raw)} raw, ${kb(gzip)} gzip, ${kb(brotli)} brotli (served br: ${kb(servedBr)}); budget ${kb(BUDGET_BYTES)} compressed: ${Math.max(gzip, brotli) < BUDGET_BYTES ? "within" : "OVER"}`,
+    );
 
     // The portfolio, interactive.
     const observeRows = (expected: number) => {
@@ -118,7 +138,11 @@ export async function runConsoleBench(): Promise<void> {
       const tab = await portfolio.newPage();
       await tab.addInitScript(observeRows, APPLICATIONS);
       await tab.goto(`${base}/#token=${token}`);
-      await tab.waitForFunction(() => (window as unknown as { rowsPaintedAt?: number }).rowsPaintedAt !== undefined, null, { timeout: 30_000 });
+      await tab.waitForFunction(
+        () => (window as unknown as { rowsPaintedAt?: number }).rowsPaintedAt !== undefined,
+        null,
+        { timeout: 30_000 },
+      );
       // Where the time went: the scripts, then the portfolio query (the first POST /graphql after sign-in), then rendering.
       timings.push({
         run,
@@ -137,10 +161,15 @@ export async function runConsoleBench(): Promise<void> {
       if (run < RUNS - 1) await tab.close();
     }
     const warm = timings.slice(1).map((t) => t.ms);
-    console.log(`Portfolio of ${APPLICATIONS} applications, all rows painted (ms from navigation): cold ${timings[0]!.ms.toFixed(0)}, warm p50 ${percentile(warm, 50).toFixed(0)} / max ${Math.max(...warm).toFixed(0)} (${warm.length} runs); budget 1500 ms: ${Math.max(...timings.map((t) => t.ms)) < 1500 ? "within" : "OVER"}`);
+    console.log(
+      `Portfolio of ${APPLICATIONS} applications, all rows painted (ms from navigation): cold ${timings[0]!.ms.toFixed(0)}, warm p50 ${percentile(warm, 50).toFixed(0)} / max ${Math.max(...warm).toFixed(0)} (${warm.length} runs); budget 1500 ms: ${Math.max(...timings.map((t) => t.ms)) < 1500 ? "within" : "OVER"}`,
+    );
     console.log("| run | scripts loaded | portfolio query sent | query took | rows painted |");
     console.log("|---|---:|---:|---:|---:|");
-    for (const t of timings) console.log(`| ${t.run === 0 ? "cold" : `warm ${t.run}`} | ${t.scriptsMs.toFixed(0)} | ${t.queryStartMs.toFixed(0)} | ${t.queryMs.toFixed(0)} | ${t.ms.toFixed(0)} |`);
+    for (const t of timings)
+      console.log(
+        `| ${t.run === 0 ? "cold" : `warm ${t.run}`} | ${t.scriptsMs.toFixed(0)} | ${t.queryStartMs.toFixed(0)} | ${t.queryMs.toFixed(0)} | ${t.ms.toFixed(0)} |`,
+      );
 
     // Live status paint, with the portfolio (the last tab) open, against a bare graphql-ws client.
     const tab = portfolio.pages().at(-1)!;
@@ -161,10 +190,19 @@ export async function runConsoleBench(): Promise<void> {
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     const bare: { id: string; status: string; at: number }[] = [];
-    const ws = createClient({ url: base.replace("http", "ws") + "/graphql", webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` } });
+    const ws = createClient({
+      url: base.replace("http", "ws") + "/graphql",
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
     const stopBare = ws.subscribe<{ scanUpdated: { id: string; status: string } }>(
       { query: "subscription { scanUpdated { id status } }" },
-      { next: ({ data }) => bare.push({ id: data!.scanUpdated.id, status: data!.scanUpdated.status.toLowerCase(), at: Date.now() }), error: () => {}, complete: () => {} },
+      {
+        next: ({ data }) =>
+          bare.push({ id: data!.scanUpdated.id, status: data!.scanUpdated.status.toLowerCase(), at: Date.now() }),
+        error: () => {},
+        complete: () => {},
+      },
     );
     await new Promise((r) => setTimeout(r, 500)); // the bare client's subscription is in place
     const page500 = ids.slice(-LIVE_SCANS); // shown on the first page (newest first)
@@ -175,22 +213,35 @@ export async function runConsoleBench(): Promise<void> {
       triggered.push({ appId, scanId: (await api("POST", `/applications/${appId}/scans`, { scanType: "dast" })).id });
       await new Promise((r) => setTimeout(r, 300)); // one at a time, as a person would see them
     }
-    await tab.waitForFunction((n) => (window as unknown as { painted: { status: string }[] }).painted.filter((p) => p.status !== "running").length >= n, LIVE_SCANS, { timeout: 60_000 });
-    const painted = await tab.evaluate(() => (window as unknown as { painted: { name: string; status: string; at: number }[] }).painted);
+    await tab.waitForFunction(
+      (n) =>
+        (window as unknown as { painted: { status: string }[] }).painted.filter((p) => p.status !== "running").length >=
+        n,
+      LIVE_SCANS,
+      { timeout: 60_000 },
+    );
+    const painted = await tab.evaluate(
+      () => (window as unknown as { painted: { name: string; status: string; at: number }[] }).painted,
+    );
     stopBare();
     await ws.dispose();
     const pageLag: number[] = [];
     const bareLag: number[] = [];
     for (const { appId, scanId } of triggered) {
       const scan = await api("GET", `/applications/${appId}/scans/${scanId}`);
-      for (const [status, committed] of [["running", scan.startedAt], ["completed", scan.completedAt]] as const) {
+      for (const [status, committed] of [
+        ["running", scan.startedAt],
+        ["completed", scan.completedAt],
+      ] as const) {
         const at = painted.find((p) => p.name === names.get(appId) && p.status === status)?.at;
         const heard = bare.find((b) => b.id === scanId && b.status === status)?.at;
         if (at !== undefined) pageLag.push(at - Date.parse(committed));
         if (heard !== undefined) bareLag.push(heard - Date.parse(committed));
       }
     }
-    console.log(`Live status, commit → painted in the portfolio of ${APPLICATIONS} (${pageLag.length} changes): p50 ${percentile(pageLag, 50)} ms, max ${Math.max(...pageLag)} ms; commit → a bare graphql-ws client: p50 ${percentile(bareLag, 50)} ms, max ${Math.max(...bareLag)} ms; budget 1000 ms: ${Math.max(...pageLag) < 1000 ? "within" : "OVER"}`);
+    console.log(
+      `Live status, commit → painted in the portfolio of ${APPLICATIONS} (${pageLag.length} changes): p50 ${percentile(pageLag, 50)} ms, max ${Math.max(...pageLag)} ms; commit → a bare graphql-ws client: p50 ${percentile(bareLag, 50)} ms, max ${Math.max(...bareLag)} ms; budget 1000 ms: ${Math.max(...pageLag) < 1000 ? "within" : "OVER"}`,
+    );
     await portfolio.close();
   } finally {
     await browser.close();

@@ -31,7 +31,9 @@ function startSite(): Promise<{ url: string; requests: () => number; close: () =
   let requests = 0;
   const text = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(20) + "</p>";
   const page = (n: number) => {
-    const links = [2 * n + 1, 2 * n + 2, (n * 7) % PAGES, (n * 13) % PAGES].filter((m) => m > 0 && m < PAGES).map((m) => `<li><a href="/page/${m}">Page ${m}</a></li>`);
+    const links = [2 * n + 1, 2 * n + 2, (n * 7) % PAGES, (n * 13) % PAGES]
+      .filter((m) => m > 0 && m < PAGES)
+      .map((m) => `<li><a href="/page/${m}">Page ${m}</a></li>`);
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${n}</title><link rel="stylesheet" href="/site.css"><script src="/site.js" defer></script></head>
 <body><header><nav><a href="/">Home</a><form action="/search"><input name="q"></form></nav></header><main><h1>Page ${n}</h1>${text.repeat(6)}<ul>${links.join("")}</ul>
 <form method="post" action="/comments"><textarea name="comment"></textarea><button>Send</button></form></main></body></html>`;
@@ -40,14 +42,23 @@ function startSite(): Promise<{ url: string; requests: () => number; close: () =
     requests++;
     const n = req.url === "/" ? 0 : Number(/^\/page\/(\d+)$/.exec(req.url ?? "")?.[1] ?? NaN);
     const headers = { server: "Apache/2.4.62 (Debian)", "x-content-type-options": "nosniff" };
-    if (n >= 0 && n < PAGES) return res.writeHead(200, { ...headers, "content-type": "text/html; charset=utf-8" }).end(page(n));
-    if (req.url === "/site.css") return res.writeHead(200, { ...headers, "content-type": "text/css" }).end("body{margin:0 auto;max-width:60em}");
-    if (req.url === "/site.js") return res.writeHead(200, { ...headers, "content-type": "text/javascript" }).end("document.body.dataset.ready='1';");
+    if (n >= 0 && n < PAGES)
+      return res.writeHead(200, { ...headers, "content-type": "text/html; charset=utf-8" }).end(page(n));
+    if (req.url === "/site.css")
+      return res.writeHead(200, { ...headers, "content-type": "text/css" }).end("body{margin:0 auto;max-width:60em}");
+    if (req.url === "/site.js")
+      return res
+        .writeHead(200, { ...headers, "content-type": "text/javascript" })
+        .end("document.body.dataset.ready='1';");
     res.writeHead(404, { ...headers, "content-type": "text/plain" }).end("not found");
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests: () => requests, close: () => server.close() }),
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        requests: () => requests,
+        close: () => server.close(),
+      }),
     ),
   );
 }
@@ -63,7 +74,10 @@ interface Scan {
 export async function runBaselineScanBench(): Promise<void> {
   const database = await benchDatabase();
   const site = await startSite();
-  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
+  const nodeArgs = [
+    ...extraServiceFlags(),
+    ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+  ];
   const service = await startServiceProcess({
     env: {
       DATABASE_URL: database.url,
@@ -80,9 +94,16 @@ export async function runBaselineScanBench(): Promise<void> {
   });
   const pid = service.child.pid!;
   const base = service.baseUrl;
-  const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}`, "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}`,
+    "content-type": "application/json",
+  };
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   };
@@ -98,7 +119,8 @@ export async function runBaselineScanBench(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  const load = (path: string) => autocannon({ url: base + path, headers, connections: 10, overallRate: RATE, duration: SECONDS });
+  const load = (path: string) =>
+    autocannon({ url: base + path, headers, connections: 10, overallRate: RATE, duration: SECONDS });
   const ms = (value: number) => `${value.toFixed(0)} ms`;
 
   try {
@@ -109,7 +131,7 @@ export async function runBaselineScanBench(): Promise<void> {
     const cpuCold = cpuSeconds([pid]) - cpuBefore;
     const requestsPerScan = site.requests() - before;
     console.log(
-      `site: ${PAGES} HTML pages of ${(Buffer.byteLength((await (await fetch(site.url + "page/1")).text())) / 1024).toFixed(1)} KiB; ` +
+      `site: ${PAGES} HTML pages of ${(Buffer.byteLength(await (await fetch(site.url + "page/1")).text()) / 1024).toFixed(1)} KiB; ` +
         `one scan: ${requestsPerScan} requests, ${alone.scan.summary?.totalFindings} findings`,
     );
     console.log(
@@ -118,7 +140,9 @@ export async function runBaselineScanBench(): Promise<void> {
     );
     const cpuWarm = cpuSeconds([pid]);
     const warm = await scanOnce(app.id);
-    console.log(`a scan alone (warm, every finding seen again): ${ms(warm.ms)}, service CPU ${ms((cpuSeconds([pid]) - cpuWarm) * 1000)}`);
+    console.log(
+      `a scan alone (warm, every finding seen again): ${ms(warm.ms)}, service CPU ${ms((cpuSeconds([pid]) - cpuWarm) * 1000)}`,
+    );
 
     const idle = await load(`/applications/${app.id}`);
     const rssBefore = (await memoryOf(pid)).now;
@@ -143,12 +167,21 @@ export async function runBaselineScanBench(): Promise<void> {
     console.log(`\nGET /applications/{id} at ${RATE} requests/s for ${SECONDS} s, 10 connections:`);
     console.log(`| | requests | p50 ms | p99 ms | max ms | non-2xx |`);
     console.log(`|---|---:|---:|---:|---:|---:|`);
-    for (const [name, result] of [["idle", idle], ["during back-to-back scans", during]] as const) {
-      console.log(`| ${name} | ${result.requests.total} | ${result.latency.p50} | ${result.latency.p99} | ${result.latency.max} | ${result.non2xx} |`);
+    for (const [name, result] of [
+      ["idle", idle],
+      ["during back-to-back scans", during],
+    ] as const) {
+      console.log(
+        `| ${name} | ${result.requests.total} | ${result.latency.p50} | ${result.latency.p99} | ${result.latency.max} | ${result.non2xx} |`,
+      );
     }
     console.log(`p99 during / idle: ${(during.latency.p99 / idle.latency.p99).toFixed(2)}×`);
-    console.log(`scans during the load: ${durations.length}, median ${ms(durations[Math.floor(durations.length / 2)] ?? NaN)}, slowest ${ms(durations.at(-1) ?? NaN)}`);
-    console.log(`service RSS: ${rssBefore} MiB before the scans, at most ${peakRss} MiB during them: +${peakRss - rssBefore} MiB`);
+    console.log(
+      `scans during the load: ${durations.length}, median ${ms(durations[Math.floor(durations.length / 2)] ?? NaN)}, slowest ${ms(durations.at(-1) ?? NaN)}`,
+    );
+    console.log(
+      `service RSS: ${rssBefore} MiB before the scans, at most ${peakRss} MiB during them: +${peakRss - rssBefore} MiB`,
+    );
   } finally {
     service.child.kill("SIGTERM");
     await service.exited;

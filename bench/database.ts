@@ -10,7 +10,12 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   let adminUrl = process.env.DATABASE_URL;
   let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
   if (!adminUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(os.tmpdir(), name), port: 54399, database: "postgres", persistent: false });
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(os.tmpdir(), name),
+      port: 54399,
+      database: "postgres",
+      persistent: false,
+    });
     adminUrl = embedded.url;
   }
   const admin = new pg.Client({ connectionString: adminUrl });

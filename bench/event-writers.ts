@@ -17,7 +17,10 @@ async function commitTen(first: number): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await recordEvents(client, Array.from({ length: 10 }, (_, i) => scanEvent(`write-${first + i}`)));
+    await recordEvents(
+      client,
+      Array.from({ length: 10 }, (_, i) => scanEvent(`write-${first + i}`)),
+    );
     await client.query("COMMIT");
   } finally {
     client.release();

@@ -67,9 +67,12 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
 
   // The log: LOG events in transactions of 1,000, numbered by the service's fan-out.
   const seeded = Date.now();
-  for (let n = 0; n < LOG; n += 1_000) await commit(Array.from({ length: Math.min(1_000, LOG - n) }, (_, i) => scanEvent(`seed-${n + i}`)));
+  for (let n = 0; n < LOG; n += 1_000)
+    await commit(Array.from({ length: Math.min(1_000, LOG - n) }, (_, i) => scanEvent(`seed-${n + i}`)));
   await waitForHead(LOG);
-  console.log(`${LOG.toLocaleString("en")} events committed and numbered into the log in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  console.log(
+    `${LOG.toLocaleString("en")} events committed and numbered into the log in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+  );
 
   type CatchUp = Promise<{ seconds: number; received: number; repeated: number }>;
   /**
@@ -77,12 +80,18 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
    * `go()` starts it, and resolves when it has `count` events.
    */
   async function readyToCatchUp(count: number): Promise<{ go: () => CatchUp }> {
-    const worker = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./catch-up-client.ts", import.meta.url).href], workerData: { url: wsUrl, token, after: encodeEventCursor(0), count } });
+    const worker = new Worker(new URL("./ts-worker.mjs", import.meta.url), {
+      argv: [new URL("./catch-up-client.ts", import.meta.url).href],
+      workerData: { url: wsUrl, token, after: encodeEventCursor(0), count },
+    });
     const failed = new Promise<never>((_, reject) => worker.once("error", reject));
     await Promise.race([new Promise((resolve) => worker.once("message", resolve)), failed]);
     return {
       go() {
-        const done: CatchUp = Promise.race([new Promise<Awaited<CatchUp>>((resolve) => worker.once("message", resolve)), failed]);
+        const done: CatchUp = Promise.race([
+          new Promise<Awaited<CatchUp>>((resolve) => worker.once("message", resolve)),
+          failed,
+        ]);
         worker.postMessage("go");
         return done;
       },
@@ -91,7 +100,7 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
 
   // 1. Replay.
   const floorStarted = Date.now();
-  for (let after = 0, read = 0; read < LOG; ) {
+  for (let after = 0, read = 0; read < LOG;) {
     const page = await readLog(db.pool, { after, limit: 1_000, scanLimit: 1_000 });
     read += page.events.length;
     after = page.readThrough;
@@ -101,14 +110,19 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
   const cpuBefore = cpuSeconds([service.child.pid!]);
   const replay = await alone.go();
   const replayCpu = cpuSeconds([service.child.pid!]) - cpuBefore;
-  console.log("\n| scenario | events | seconds | events/s | bare floor (same SQL, this process) | repeated | service CPU µs per event |");
+  console.log(
+    "\n| scenario | events | seconds | events/s | bare floor (same SQL, this process) | repeated | service CPU µs per event |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   console.log(
     `| a subscriber catching up on the log, alone | ${replay.received} | ${replay.seconds.toFixed(2)} | ${Math.round(replay.received / replay.seconds).toLocaleString("en")} | ${Math.round(floorPerSecond).toLocaleString("en")}/s | ${replay.repeated} | ${((replayCpu * 1e6) / replay.received).toFixed(0)} |`,
   );
 
   // 2. GET /events?limit=500 from random cursors while writers (event-writers.ts) commit WRITE_RATE events/s.
-  const writers = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./event-writers.ts", import.meta.url).href], workerData: { url: databaseUrl, rate: WRITE_RATE } });
+  const writers = new Worker(new URL("./ts-worker.mjs", import.meta.url), {
+    argv: [new URL("./event-writers.ts", import.meta.url).href],
+    workerData: { url: databaseUrl, rate: WRITE_RATE },
+  });
   const writersFailed = new Promise<never>((_, reject) => writers.once("error", reject));
   await Promise.race([new Promise((resolve) => writers.once("message", resolve)), writersFailed]);
   const headers = { authorization: `Bearer ${token}` };
@@ -127,14 +141,18 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     serviceTimes.push(performance.now() - started);
     const body = JSON.parse(new TextDecoder().decode(bytes)) as unknown[];
     parsedTimes.push(performance.now() - started);
-    if (res.status !== 200 || body.length !== PAGE) throw new Error(`GET /events: ${res.status}, ${body.length} events`);
+    if (res.status !== 200 || body.length !== PAGE)
+      throw new Error(`GET /events: ${res.status}, ${body.length} events`);
     started = performance.now();
     await readRenderedLog(db.pool, { after, limit: PAGE, scanLimit: PAGE }, EVENT_VIEW_PAGES);
     bareTimes.push(performance.now() - started);
     pages++;
   }
   const readCpu = cpuSeconds([service.child.pid!]) - readCpuBefore;
-  const stopped = Promise.race([new Promise<{ written: number; seconds: number }>((resolve) => writers.once("message", resolve)), writersFailed]);
+  const stopped = Promise.race([
+    new Promise<{ written: number; seconds: number }>((resolve) => writers.once("message", resolve)),
+    writersFailed,
+  ]);
   writers.postMessage("stop");
   const { written, seconds: writeSeconds } = await stopped;
   console.log(
@@ -148,7 +166,9 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     ["GET /events, and the page parsed by this process", parsedTimes],
     ["the same statement, this process", bareTimes],
   ] as const) {
-    console.log(`| ${label} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 90).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${times.reduce((a, b) => Math.max(a, b), 0).toFixed(1)} |`);
+    console.log(
+      `| ${label} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 90).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${times.reduce((a, b) => Math.max(a, b), 0).toFixed(1)} |`,
+    );
   }
   await waitForHead(LOG + written);
 
@@ -159,20 +179,29 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
   const clients: Client[] = [];
   let warmed = 0;
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${token}` } });
+    const client = createClient({
+      url: wsUrl,
+      webSocketImpl: WebSocket,
+      lazy: false,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
     clients.push(client);
     let first = true;
-    client.subscribe<{ events: Received }>({ query: SUBSCRIPTION }, {
-      next: ({ data }) => {
-        if (first) {
-          first = false;
-          warmed++;
-        }
-        arrivals.push({ eventId: data!.events.eventId, latencyMs: Date.now() - Date.parse(data!.events.timestamp) });
+    client.subscribe<{ events: Received }>(
+      { query: SUBSCRIPTION },
+      {
+        next: ({ data }) => {
+          if (first) {
+            first = false;
+            warmed++;
+          }
+          arrivals.push({ eventId: data!.events.eventId, latencyMs: Date.now() - Date.parse(data!.events.timestamp) });
+        },
+        error: (err) => console.error(`subscriber ${i}:`, err),
+        complete: () => {},
       },
-      error: (err) => console.error(`subscriber ${i}:`, err),
-      complete: () => {},
-    });
+    );
   }
   while (warmed < SUBSCRIBERS) {
     await commit([scanEvent("warm-up")]);
@@ -184,7 +213,17 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
   // first, would count this busy process's own delays as the service's.
   const writer = await db.pool.connect();
   /** Live events at LIVE_RATE for LIVE_SECONDS, or for as long as `busy` is pending; their latencies. */
-  const livePhase = async (busy?: Promise<unknown>): Promise<{ latencies: number[]; p50: number; p99: number; max: number; expected: number; received: number; cpu: string }> => {
+  const livePhase = async (
+    busy?: Promise<unknown>,
+  ): Promise<{
+    latencies: number[];
+    p50: number;
+    p99: number;
+    max: number;
+    expected: number;
+    received: number;
+    cpu: string;
+  }> => {
     arrivals.length = 0;
     counted.clear();
     const cpuStart = cpuSeconds([service.child.pid!]);
@@ -208,10 +247,22 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     const deadline = Date.now() + 30_000;
     while (phase().length < expected && Date.now() < deadline) await sleep(100);
     const latencies = phase();
-    return { latencies, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.reduce((a, b) => Math.max(a, b), 0), expected, received: latencies.length, cpu };
+    return {
+      latencies,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.reduce((a, b) => Math.max(a, b), 0),
+      expected,
+      received: latencies.length,
+      cpu,
+    };
   };
-  console.log(`\n${SUBSCRIBERS} live graphql-ws subscribers on \`events\`, ${LIVE_RATE} events/s, one transaction each (latency from the event's commit-time timestamp), alone for ${LIVE_SECONDS} s and while one more subscriber catches up on ${LOG.toLocaleString("en")} events, ${ROUNDS} rounds:`);
-  console.log("| phase | deliveries expected / received | p50 ms | p99 ms | max ms | p99 vs alone before | the catching-up subscriber | CPU: service, Postgres, this harness (its clients) |");
+  console.log(
+    `\n${SUBSCRIBERS} live graphql-ws subscribers on \`events\`, ${LIVE_RATE} events/s, one transaction each (latency from the event's commit-time timestamp), alone for ${LIVE_SECONDS} s and while one more subscriber catches up on ${LOG.toLocaleString("en")} events, ${ROUNDS} rounds:`,
+  );
+  console.log(
+    "| phase | deliveries expected / received | p50 ms | p99 ms | max ms | p99 vs alone before | the catching-up subscriber | CPU: service, Postgres, this harness (its clients) |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---|---|");
   const all = { alone: [] as number[], beside: [] as number[] };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -222,14 +273,18 @@ async function measure({ service, db, token, databaseUrl }: BenchService): Promi
     // Not push(...latencies): a slow machine's rounds hold more deliveries than a call's arguments.
     all.alone = all.alone.concat(quiet.latencies);
     all.beside = all.beside.concat(busy.latencies);
-    console.log(`| alone | ${quiet.expected} / ${quiet.received} | ${quiet.p50} | ${quiet.p99} | ${quiet.max} | | | ${quiet.cpu} |`);
+    console.log(
+      `| alone | ${quiet.expected} / ${quiet.received} | ${quiet.p50} | ${quiet.p99} | ${quiet.max} | | | ${quiet.cpu} |`,
+    );
     console.log(
       `| catching up beside | ${busy.expected} / ${busy.received} | ${busy.p50} | ${busy.p99} | ${busy.max} | ${(busy.p99 / quiet.p99).toFixed(2)}x | ${Math.round(replayBeside.received / replayBeside.seconds).toLocaleString("en")} events/s, ${replayBeside.repeated} repeated | ${busy.cpu} |`,
     );
   }
 
   const [aloneP99, besideP99] = [percentile(all.alone, 99), percentile(all.beside, 99)];
-  console.log(`All ${ROUNDS} rounds together: p99 alone ${aloneP99} ms (${all.alone.length} deliveries), beside a catch-up ${besideP99} ms (${all.beside.length}): ${(besideP99 / aloneP99).toFixed(2)}x`);
+  console.log(
+    `All ${ROUNDS} rounds together: p99 alone ${aloneP99} ms (${all.alone.length} deliveries), beside a catch-up ${besideP99} ms (${all.beside.length}): ${(besideP99 / aloneP99).toFixed(2)}x`,
+  );
   writer.release();
   for (const client of clients) await client.dispose();
 }

@@ -25,7 +25,10 @@ function bigSarif(results: number, messageLength: number): string {
   const rules = Array.from({ length: 200 }, (_, i) => ({
     id: `bench/rule-${i}`,
     shortDescription: { text: `Rule ${i}: untrusted data reaches a sensitive sink` },
-    properties: { tags: ["security", `external/cwe/cwe-${79 + (i % 50)}`], "security-severity": String(((i % 90) + 10) / 10) },
+    properties: {
+      tags: ["security", `external/cwe/cwe-${79 + (i % 50)}`],
+      "security-severity": String(((i % 90) + 10) / 10),
+    },
   }));
   const filler = "x".repeat(messageLength);
   return JSON.stringify({
@@ -38,7 +41,14 @@ function bigSarif(results: number, messageLength: number): string {
           ruleIndex: i % 200,
           level: "warning",
           message: { text: `Finding ${i}: ${filler}` },
-          locations: [{ physicalLocation: { artifactLocation: { uri: `src/module-${i % 5000}/file-${i}.ts` }, region: { startLine: (i % 900) + 1 } } }],
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: `src/module-${i % 5000}/file-${i}.ts` },
+                region: { startLine: (i % 900) + 1 },
+              },
+            },
+          ],
           partialFingerprints: { primaryLocationLineHash: `${i.toString(16)}:1` },
         })),
       },
@@ -56,7 +66,11 @@ function sizedSarif(): string {
 async function mainThreadMemory(base: string): Promise<{ heap: number; used: number; external: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const mib = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? 0) / 2 ** 20);
-  return { heap: mib("nodejs_heap_size_total_bytes"), used: mib("nodejs_heap_size_used_bytes"), external: mib("nodejs_external_memory_bytes") };
+  return {
+    heap: mib("nodejs_heap_size_total_bytes"),
+    used: mib("nodejs_heap_size_used_bytes"),
+    external: mib("nodejs_external_memory_bytes"),
+  };
 }
 
 /**
@@ -64,7 +78,10 @@ async function mainThreadMemory(base: string): Promise<{ heap: number; used: num
  * loop was blocked. Every fifth time it also reads the main thread's memory, to tell the main
  * thread's share of the peak from the report threads'.
  */
-async function probeDuring<T>(base: string, work: Promise<T>): Promise<{ result: T; slowestMs: number; mainHeap: number; mainUsed: number; mainExternal: number }> {
+async function probeDuring<T>(
+  base: string,
+  work: Promise<T>,
+): Promise<{ result: T; slowestMs: number; mainHeap: number; mainUsed: number; mainExternal: number }> {
   let done = false;
   let slowestMs = 0;
   let mainHeap = 0;
@@ -94,35 +111,60 @@ async function probeDuring<T>(base: string, work: Promise<T>): Promise<{ result:
 
 export async function runReportBench(): Promise<void> {
   const db = await benchDatabase();
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
   const server = spawn(process.execPath, [...profile, ...serviceFlags(), "dist/main.js"], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent" },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      AUTH_JWT_SECRET: SECRET,
+      WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent",
+    },
     stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${PORT}`;
   try {
     await untilReady(base);
     const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}` };
-    const app = (await (await fetch(`${base}/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name: "bench-reports" }) })).json()) as { id: string };
+    const app = (await (
+      await fetch(`${base}/applications`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench-reports" }),
+      })
+    ).json()) as { id: string };
 
     const report = sizedSarif();
     const bytes = Buffer.byteLength(report);
     const parseStart = performance.now();
     JSON.parse(report);
     const parseMs = performance.now() - parseStart;
-    console.log(`SARIF: ${RESULTS.toLocaleString("en")} results, ${(bytes / 2 ** 20).toFixed(1)} MiB; JSON.parse alone in this process: ${parseMs.toFixed(0)} ms`);
+    console.log(
+      `SARIF: ${RESULTS.toLocaleString("en")} results, ${(bytes / 2 ** 20).toFixed(1)} MiB; JSON.parse alone in this process: ${parseMs.toFixed(0)} ms`,
+    );
 
     const before = await memoryOf(server.pid!);
     console.log(`service RSS before: ${before.now} MiB (peak so far ${before.peak} MiB)`);
     for (const round of ["first upload (all new)", "same report again (all seen)"]) {
       const start = performance.now();
-      const upload = fetch(`${base}/applications/${app.id}/scan-reports`, { method: "POST", headers: { ...headers, "content-type": "application/sarif+json" }, body: report });
+      const upload = fetch(`${base}/applications/${app.id}/scan-reports`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/sarif+json" },
+        body: report,
+      });
       const { result: res, slowestMs, mainHeap, mainUsed, mainExternal } = await probeDuring(base, upload);
       const body = (await res.json()) as { status?: string; summary?: { totalFindings: number }; detail?: string };
       const ms = performance.now() - start;
       if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${body.detail}`);
       const memory = await memoryOf(server.pid!);
-      console.log(`${round}: ${res.status} ${body.status}, ${body.summary?.totalFindings} findings in ${(ms / 1000).toFixed(1)} s (${(ms / parseMs).toFixed(0)}× the parse); service peak RSS ${memory.peak} MiB (main thread at most: heap ${mainHeap} held, ${mainUsed} used, buffers ${mainExternal}), RSS after ${memory.now} MiB; slowest GET /healthz meanwhile ${slowestMs.toFixed(0)} ms`);
+      console.log(
+        `${round}: ${res.status} ${body.status}, ${body.summary?.totalFindings} findings in ${(ms / 1000).toFixed(1)} s (${(ms / parseMs).toFixed(0)}× the parse); service peak RSS ${memory.peak} MiB (main thread at most: heap ${mainHeap} held, ${mainUsed} used, buffers ${mainExternal}), RSS after ${memory.now} MiB; slowest GET /healthz meanwhile ${slowestMs.toFixed(0)} ms`,
+      );
     }
     await new Promise((r) => setTimeout(r, 15_000));
     console.log(`service RSS 15 s later (the report threads have ended): ${(await memoryOf(server.pid!)).now} MiB`);

@@ -19,11 +19,23 @@ const runDastBench = async () => {
   await runScanClaimBench();
 };
 
-const suites = { rest: runRestBench, subscribers: runSubscriberBench, webhooks: runWebhookBench, reports: runReportBench, dast: runDastBench, vex: runVexBench, events: runEventsBench, console: runConsoleBench };
+const suites = {
+  rest: runRestBench,
+  subscribers: runSubscriberBench,
+  webhooks: runWebhookBench,
+  reports: runReportBench,
+  dast: runDastBench,
+  vex: runVexBench,
+  events: runEventsBench,
+  console: runConsoleBench,
+};
 const chosen = process.argv.slice(2);
-for (const name of chosen) if (!(name in suites)) throw new Error(`unknown suite ${name}; choose from ${Object.keys(suites).join(", ")}`);
+for (const name of chosen)
+  if (!(name in suites)) throw new Error(`unknown suite ${name}; choose from ${Object.keys(suites).join(", ")}`);
 
-console.log(`${new Date().toISOString()}, node ${process.version}, ${os.cpus().length} CPUs, database ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"}`);
+console.log(
+  `${new Date().toISOString()}, node ${process.version}, ${os.cpus().length} CPUs, database ${process.env.DATABASE_URL ? "DATABASE_URL" : "embedded"}`,
+);
 for (const [name, run] of Object.entries(suites)) {
   if (chosen.length && !chosen.includes(name)) continue;
   console.log(`\n## ${name}\n`);

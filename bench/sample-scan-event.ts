@@ -5,5 +5,18 @@ import { newId } from "../src/ids.ts";
 export const scanEvent = (triggeredBy: string): NewEvent => {
   const applicationId = newId();
   const at = new Date().toISOString();
-  return { type: "scan.completed", applicationId, data: { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy, startedAt: at, completedAt: at, summary: null } };
+  return {
+    type: "scan.completed",
+    applicationId,
+    data: {
+      id: newId(),
+      applicationId,
+      scanType: "sast",
+      status: "completed",
+      triggeredBy,
+      startedAt: at,
+      completedAt: at,
+      summary: null,
+    },
+  };
 };

@@ -17,7 +17,8 @@ const AGENTS = 4;
 const SCANS = Number(process.env.BENCH_CLAIM_SCANS ?? 1000);
 const SECRET = "bench-secret-bench-secret-bench-secret-00";
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (n: number) => n.toFixed(1);
 
 function summary(latencies: number[], wallMs: number): string {
@@ -34,7 +35,12 @@ async function agentLoop(base: string, token: string, name: string): Promise<{ i
   try {
     for (;;) {
       const start = performance.now();
-      const res = await request(`${base}/scan-jobs/claim`, { method: "POST", dispatcher, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
+      const res = await request(`${base}/scan-jobs/claim`, {
+        method: "POST",
+        dispatcher,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+      });
       const text = await res.body.text();
       latencies.push(performance.now() - start);
       if (res.statusCode === 204) return { ids, latencies };
@@ -77,31 +83,65 @@ function checkOnce(label: string, results: { ids: string[] }[], expected: readon
   const all = results.flatMap((r) => r.ids);
   const distinct = new Set(all);
   const missing = expected.filter((id) => !distinct.has(id)).length;
-  console.log(`${label}: ${all.length} claimed, ${distinct.size} distinct, ${missing} never claimed, per agent ${results.map((r) => r.ids.length).join(" / ")}`);
-  if (all.length !== expected.length || distinct.size !== expected.length || missing !== 0) throw new Error(`${label}: not every scan was claimed exactly once`);
+  console.log(
+    `${label}: ${all.length} claimed, ${distinct.size} distinct, ${missing} never claimed, per agent ${results.map((r) => r.ids.length).join(" / ")}`,
+  );
+  if (all.length !== expected.length || distinct.size !== expected.length || missing !== 0)
+    throw new Error(`${label}: not every scan was claimed exactly once`);
 }
 
 export async function runScanClaimBench(): Promise<void> {
   const db = await benchDatabase();
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
   const service = await startServiceProcess({
-    env: { DATABASE_URL: db.url, NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: Buffer.alloc(32, 7).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000", SCAN_ENGINES: "sast:external,sca:external" },
+    env: {
+      DATABASE_URL: db.url,
+      NODE_ENV: "production",
+      AUTH_JWT_SECRET: SECRET,
+      WEBHOOK_SECRET_KEYS: Buffer.alloc(32, 7).toString("base64"),
+      LOG_LEVEL: "silent",
+      RATE_LIMIT_PER_MINUTE: "100000000",
+      SCAN_ENGINES: "sast:external,sca:external",
+    },
     nodeArgs: [...profile, ...extraServiceFlags()],
   });
   const base = service.baseUrl;
   try {
-    const admin = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}`, "content-type": "application/json" };
+    const admin = {
+      authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}`,
+      "content-type": "application/json",
+    };
     const queued: string[] = [];
     for (let i = 0; queued.length < SCANS; i++) {
-      const app = (await (await fetch(`${base}/applications`, { method: "POST", headers: admin, body: JSON.stringify({ name: `claims-${i}` }) })).json()) as { id: string };
+      const app = (await (
+        await fetch(`${base}/applications`, {
+          method: "POST",
+          headers: admin,
+          body: JSON.stringify({ name: `claims-${i}` }),
+        })
+      ).json()) as { id: string };
       for (const scanType of ["sast", "sca"].slice(0, SCANS - queued.length)) {
-        const scan = (await (await fetch(`${base}/applications/${app.id}/scans`, { method: "POST", headers: admin, body: JSON.stringify({ scanType }) })).json()) as { id: string };
+        const scan = (await (
+          await fetch(`${base}/applications/${app.id}/scans`, {
+            method: "POST",
+            headers: admin,
+            body: JSON.stringify({ scanType }),
+          })
+        ).json()) as { id: string };
         queued.push(scan.id);
       }
     }
-    console.log(`${queued.length} scans queued (sast and sca, SCAN_ENGINES external); ${AGENTS} agents claim them over HTTP, then ${AGENTS} pg clients run the claiming statement alone`);
+    console.log(
+      `${queued.length} scans queued (sast and sca, SCAN_ENGINES external); ${AGENTS} agents claim them over HTTP, then ${AGENTS} pg clients run the claiming statement alone`,
+    );
 
-    const tokens = await Promise.all(Array.from({ length: AGENTS }, (_, i) => mintToken({ secret: SECRET, sub: `bench-agent-${i}`, scopes: ["scans:run"] })));
+    const tokens = await Promise.all(
+      Array.from({ length: AGENTS }, (_, i) =>
+        mintToken({ secret: SECRET, sub: `bench-agent-${i}`, scopes: ["scans:run"] }),
+      ),
+    );
     const cpuBefore = cpuSeconds([service.child.pid!]);
     let start = performance.now();
     const agents = await Promise.all(tokens.map((token, i) => agentLoop(base, token, `bench-agent-${i}`)));
@@ -110,7 +150,9 @@ export async function runScanClaimBench(): Promise<void> {
     checkOnce("service", agents, queued);
 
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-    await pool.query(`UPDATE scans SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, agent = NULL, lease_id = NULL, lease_seconds = NULL, run_attempts = 0`);
+    await pool.query(
+      `UPDATE scans SET status = 'queued', started_at = NULL, lease_owner = NULL, lease_expires_at = NULL, agent = NULL, lease_id = NULL, lease_seconds = NULL, run_attempts = 0`,
+    );
     await pool.end();
     start = performance.now();
     const floor = await Promise.all(Array.from({ length: AGENTS }, () => sqlLoop(db.url)));
@@ -120,11 +162,21 @@ export async function runScanClaimBench(): Promise<void> {
     console.log("");
     console.log(`| ${AGENTS} claimers, ${queued.length} scans | claims | p50 ms | p99 ms | max ms |`);
     console.log("|---|---:|---:|---:|---:|");
-    for (const [label, results, wall] of [["POST /scan-jobs/claim (service)", agents, agentsMs], ["claiming UPDATE alone (pg)", floor, floorMs]] as const) {
+    for (const [label, results, wall] of [
+      ["POST /scan-jobs/claim (service)", agents, agentsMs],
+      ["claiming UPDATE alone (pg)", floor, floorMs],
+    ] as const) {
       const sorted = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-      console.log(`| ${label} | ${sorted.length} (${Math.round(sorted.length / (wall / 1000))}/s) | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} | ${ms(sorted.at(-1)!)} |`);
+      console.log(
+        `| ${label} | ${sorted.length} (${Math.round(sorted.length / (wall / 1000))}/s) | ${ms(percentile(sorted, 50))} | ${ms(percentile(sorted, 99))} | ${ms(sorted.at(-1)!)} |`,
+      );
     }
-    console.log(`\nservice: ${summary(agents.flatMap((r) => r.latencies), agentsMs)}; its CPU per claim ${cpuMsPerClaim.toFixed(2)} ms`);
+    console.log(
+      `\nservice: ${summary(
+        agents.flatMap((r) => r.latencies),
+        agentsMs,
+      )}; its CPU per claim ${cpuMsPerClaim.toFixed(2)} ms`,
+    );
   } finally {
     service.child.kill("SIGTERM");
     await service.exited;

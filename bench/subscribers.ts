@@ -29,7 +29,8 @@ async function rssMiB(base: string): Promise<number> {
   return Math.round(Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export async function runSubscriberBench(): Promise<void> {
   const { service, db, token, stop } = await startBenchService();
@@ -47,7 +48,13 @@ export async function runSubscriberBench(): Promise<void> {
   const clients: Client[] = [];
   const wsUrl = `${service.baseUrl.replace("http", "ws")}/graphql`;
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${token}` } });
+    const client = createClient({
+      url: wsUrl,
+      webSocketImpl: WebSocket,
+      lazy: false,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
     clients.push(client);
     client.subscribe<{ events: { eventId: string; timestamp: string; data: { triggeredBy: string } } }>(
       { query: SUBSCRIPTION },
@@ -55,7 +62,8 @@ export async function runSubscriberBench(): Promise<void> {
         next: ({ data }) => {
           const event = data!.events;
           if (event.data.triggeredBy === "warm-up") warmed.add(i);
-          else arrivals.push({ client: i, eventId: event.eventId, latencyMs: Date.now() - Date.parse(event.timestamp) });
+          else
+            arrivals.push({ client: i, eventId: event.eventId, latencyMs: Date.now() - Date.parse(event.timestamp) });
         },
         error: (err) => console.error(`subscriber ${i}:`, err),
         complete: () => {},
@@ -64,14 +72,26 @@ export async function runSubscriberBench(): Promise<void> {
   }
   /** One scan.started event in its own transaction; warm-ups say so in triggeredBy. */
   const commit = (triggeredBy: "warm-up" | "bench") => {
-    const data = { id: newId(), applicationId: application.id, scanType: "sast", status: "running", triggeredBy, startedAt: new Date().toISOString(), completedAt: null, summary: null };
-    return db.prisma.$transaction((tx) => recordEvents(tx, [{ type: "scan.started", applicationId: application.id, data }]));
+    const data = {
+      id: newId(),
+      applicationId: application.id,
+      scanType: "sast",
+      status: "running",
+      triggeredBy,
+      startedAt: new Date().toISOString(),
+      completedAt: null,
+      summary: null,
+    };
+    return db.prisma.$transaction((tx) =>
+      recordEvents(tx, [{ type: "scan.started", applicationId: application.id, data }]),
+    );
   };
 
   // Subscribed once a warm-up event reached every client.
   const deadline = Date.now() + 60_000;
   while (warmed.size < SUBSCRIBERS) {
-    if (Date.now() > deadline) throw new Error(`only ${warmed.size} of ${SUBSCRIBERS} subscribers answered the warm-up`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${warmed.size} of ${SUBSCRIBERS} subscribers answered the warm-up`);
     await commit("warm-up");
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -102,8 +122,12 @@ export async function runSubscriberBench(): Promise<void> {
   await new Promise((r) => setTimeout(r, 15_000)); // sockets closed, V8's memory reducer has run
   const after = await rssMiB(service.baseUrl);
 
-  console.log(`${SUBSCRIBERS} graphql-ws subscribers on \`events\`, ${EVENTS_PER_SECOND} events/s for ${SECONDS} s, one transaction each`);
-  console.log(`| events | deliveries expected | received | missing | repeated | p50 ms | p99 ms | max ms | service CPU ms per 1,000 deliveries | RSS MiB idle / ${SUBSCRIBERS} sockets / under load / after |`);
+  console.log(
+    `${SUBSCRIBERS} graphql-ws subscribers on \`events\`, ${EVENTS_PER_SECOND} events/s for ${SECONDS} s, one transaction each`,
+  );
+  console.log(
+    `| events | deliveries expected | received | missing | repeated | p50 ms | p99 ms | max ms | service CPU ms per 1,000 deliveries | RSS MiB idle / ${SUBSCRIBERS} sockets / under load / after |`,
+  );
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   console.log(
     `| ${committed.length} | ${expected} | ${arrivals.length} | ${expected - pairs.size + unknown} | ${arrivals.length - pairs.size} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} | ${latencies.at(-1)} | ${((cpu * 1e6) / Math.max(1, arrivals.length)).toFixed(1)} | ${idle} / ${withSockets} / ${duringLoad} / ${after} |`,

@@ -14,17 +14,36 @@ function openVex(status: Status): Uint8Array<ArrayBuffer> {
     vulnerability: { name: `CVE-2030-${100_000 + i}` },
     products: [{ "@id": `pkg:npm/package-${i}@1.0.0` }],
     status,
-    ...(status === "not_affected" && { justification: "vulnerable_code_not_in_execute_path", impact_statement: "The vulnerable function is never called." }),
+    ...(status === "not_affected" && {
+      justification: "vulnerable_code_not_in_execute_path",
+      impact_statement: "The vulnerable function is never called.",
+    }),
   }));
-  return new TextEncoder().encode(JSON.stringify({ "@context": "https://openvex.dev/ns/v0.2.0", "@id": `urn:uuid:${crypto.randomUUID()}`, author: "bench", timestamp: new Date().toISOString(), version: 1, statements }));
+  return new TextEncoder().encode(
+    JSON.stringify({
+      "@context": "https://openvex.dev/ns/v0.2.0",
+      "@id": `urn:uuid:${crypto.randomUUID()}`,
+      author: "bench",
+      timestamp: new Date().toISOString(),
+      version: 1,
+      statements,
+    }),
+  );
 }
 
-const documents: Record<Status, Uint8Array<ArrayBuffer>> = { not_affected: openVex("not_affected"), under_investigation: openVex("under_investigation") };
+const documents: Record<Status, Uint8Array<ArrayBuffer>> = {
+  not_affected: openVex("not_affected"),
+  under_investigation: openVex("under_investigation"),
+};
 const now = () => performance.timeOrigin + performance.now();
 
 parentPort!.on("message", async (status: Status) => {
   const start = now();
-  const res = await fetch(url, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: documents[status] });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: documents[status],
+  });
   const body: unknown = await res.json();
   parentPort!.postMessage({ start, end: now(), status: res.status, body });
 });

@@ -54,13 +54,22 @@ const BLOCK_ROUNDS = 5;
 /** A GHSA id of its own for each number (GitHub's alphabet). */
 function ghsaOf(i: number): string {
   const alphabet = "23456789cfghjmpqrvwx";
-  const digits = Array.from({ length: 12 }, (_, k) => alphabet[Math.floor(i / alphabet.length ** k) % alphabet.length]).join("");
+  const digits = Array.from(
+    { length: 12 },
+    (_, k) => alphabet[Math.floor(i / alphabet.length ** k) % alphabet.length],
+  ).join("");
   return `GHSA-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8)}`;
 }
 
 /** A CycloneDX 1.6 report of `size` vulnerabilities, each its own CVE in its own package. */
 function report(size: number): string {
-  const components = Array.from({ length: size }, (_, i) => ({ type: "library", "bom-ref": `c${i}`, name: `package-${i}`, version: "1.0.0", purl: `pkg:npm/package-${i}@1.0.0` }));
+  const components = Array.from({ length: size }, (_, i) => ({
+    type: "library",
+    "bom-ref": `c${i}`,
+    name: `package-${i}`,
+    version: "1.0.0",
+    purl: `pkg:npm/package-${i}@1.0.0`,
+  }));
   const vulnerabilities = components.map((c, i) => ({
     id: `CVE-2030-${100_000 + i}`,
     references: [{ id: ghsaOf(i), source: { name: "GitHub" } }],
@@ -68,7 +77,14 @@ function report(size: number): string {
     description: `Vulnerability ${i}`,
     affects: [{ ref: c["bom-ref"] }],
   }));
-  return JSON.stringify({ bomFormat: "CycloneDX", specVersion: "1.6", version: 1, metadata: { tools: { components: [{ type: "application", name: "bench-scanner" }] } }, components, vulnerabilities });
+  return JSON.stringify({
+    bomFormat: "CycloneDX",
+    specVersion: "1.6",
+    version: 1,
+    metadata: { tools: { components: [{ type: "application", name: "bench-scanner" }] } },
+    components,
+    vulnerabilities,
+  });
 }
 
 /** What one apply writes, as one statement: each row flipped, with its history row and its event. */
@@ -137,11 +153,33 @@ function readers(base: string, path: string, headers: Record<string, string>) {
 
 export async function runVexBench(): Promise<void> {
   const db = await benchDatabase();
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const server = spawn(process.execPath, [...profile, "--import", new URL("./count-statements.mjs", import.meta.url).pathname, ...serviceFlags(), "dist/main.js"], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", AUTH_JWT_SECRET: SECRET, WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "100000000" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
+  const server = spawn(
+    process.execPath,
+    [
+      ...profile,
+      "--import",
+      new URL("./count-statements.mjs", import.meta.url).pathname,
+      ...serviceFlags(),
+      "dist/main.js",
+    ],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        PORT: String(PORT),
+        HOST: "127.0.0.1",
+        NODE_ENV: "production",
+        AUTH_JWT_SECRET: SECRET,
+        WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
+        LOG_LEVEL: "silent",
+        RATE_LIMIT_PER_MINUTE: "100000000",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   server.stderr!.on("data", (chunk) => (stderr += String(chunk)));
   const statementsSoFar = async () => {
@@ -155,18 +193,41 @@ export async function runVexBench(): Promise<void> {
     await untilReady(base);
     const headers = { authorization: `Bearer ${await mintToken({ secret: SECRET, sub: "bench", scopes: ["admin"] })}` };
     const create = async (name: string) =>
-      ((await (await fetch(`${base}/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name }) })).json()) as { id: string }).id;
+      (
+        (await (
+          await fetch(`${base}/applications`, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json" },
+            body: JSON.stringify({ name }),
+          })
+        ).json()) as { id: string }
+      ).id;
     const app = await create("bench-vex");
     const other = await create("bench-vex-other");
-    for (const [target, size] of [[app, SIZE], [other, 200]] as const) {
-      const res = await fetch(`${base}/applications/${target}/scan-reports`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: report(size) });
+    for (const [target, size] of [
+      [app, SIZE],
+      [other, 200],
+    ] as const) {
+      const res = await fetch(`${base}/applications/${target}/scan-reports`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: report(size),
+      });
       if (res.status !== 202) throw new Error(`report answered ${res.status}`);
     }
     // The documents are built and sent by a worker thread (vex-sender.ts), not by this event loop, which times the other callers.
-    const sender = new Worker(new URL("./ts-worker.mjs", import.meta.url), { argv: [new URL("./vex-sender.ts", import.meta.url).href], workerData: { url: `${base}/applications/${app}/vex`, authorization: headers.authorization, size: SIZE } });
+    const sender = new Worker(new URL("./ts-worker.mjs", import.meta.url), {
+      argv: [new URL("./vex-sender.ts", import.meta.url).href],
+      workerData: { url: `${base}/applications/${app}/vex`, authorization: headers.authorization, size: SIZE },
+    });
     const failed = new Promise<never>((_, reject) => sender.once("error", reject));
     const bytes = (await Promise.race([new Promise((resolve) => sender.once("message", resolve)), failed])) as number;
-    type Applied = { start: number; end: number; status: number; body: { applied: number; unchanged: number; pending: number; detail?: string } };
+    type Applied = {
+      start: number;
+      end: number;
+      status: number;
+      body: { applied: number; unchanged: number; pending: number; detail?: string };
+    };
     const apply = async (document: "not_affected" | "under_investigation") => {
       const reply = new Promise<Applied>((resolve) => sender.once("message", resolve));
       sender.postMessage(document);
@@ -175,7 +236,9 @@ export async function runVexBench(): Promise<void> {
       // The sender's epoch times, on this thread's performance.now() clock.
       return { start: start - performance.timeOrigin, end: end - performance.timeOrigin, body };
     };
-    console.log(`OpenVEX: ${SIZE.toLocaleString("en")} statements, ${(bytes / 2 ** 20).toFixed(1)} MiB, against ${SIZE.toLocaleString("en")} vulnerabilities`);
+    console.log(
+      `OpenVEX: ${SIZE.toLocaleString("en")} statements, ${(bytes / 2 ** 20).toFixed(1)} MiB, against ${SIZE.toLocaleString("en")} vulnerabilities`,
+    );
 
     // Statements of one apply, with no request but it, once the reports' events are fanned out. Then
     // those of the fan-out of its events (the dispatcher's claims after each batch included), and
@@ -183,7 +246,8 @@ export async function runVexBench(): Promise<void> {
     const watcher = new pg.Client({ connectionString: db.url });
     await watcher.connect();
     const untilFannedOut = async () => {
-      while ((await watcher.query("SELECT 1 FROM events WHERE fanned_out_at IS NULL LIMIT 1")).rowCount) await sleep(20);
+      while ((await watcher.query("SELECT 1 FROM events WHERE fanned_out_at IS NULL LIMIT 1")).rowCount)
+        await sleep(20);
     };
     await untilFannedOut();
     const before = await statementsSoFar();
@@ -252,18 +316,28 @@ export async function runVexBench(): Promise<void> {
     const within = (windows: [number, number][]) => windows.flatMap(([start, end]) => load.between(start, end));
     const idleIn = (from: number, to: number) => within(idleWindows.slice(from, to));
     const controlIn = (from: number, to: number) => within(controlWindows.slice(from, to));
-    const duringIn = (from: number, to: number) => rounds.slice(from, to).flatMap(({ changing }, k) => load.between(changing.start, ends[from + k]!));
+    const duringIn = (from: number, to: number) =>
+      rounds.slice(from, to).flatMap(({ changing }, k) => load.between(changing.start, ends[from + k]!));
     const p99Ratio = (of: number[], to: number[]) => `${(percentile(of, 99) / percentile(to, 99)).toFixed(2)}×`;
     const idle = idleIn(0, ROUNDS);
     const during = duringIn(0, ROUNDS);
     const control = controlIn(0, ROUNDS);
     const duringBare = within(bareWindows);
-    const seconds = (applies: { start: number; end: number }[]) => applies.map((a) => ((a.end - a.start) / 1000).toFixed(2)).join(", ");
-    console.log(`${ROUNDS} rounds: apply changing every status (back and forth) ${seconds(rounds.map((r) => r.changing))} s, ${JSON.stringify(rounds[0]!.changing.body)}`);
-    console.log(`the same document again (every statement unchanged) ${seconds(rounds.map((r) => r.unchanged))} s, ${JSON.stringify(rounds[0]!.unchanged.body)}`);
-    console.log(`the first apply's events fanned out, after the second apply ended: ${rounds.map(({ unchanged }, i) => Math.round(fannedOut[i]! - unchanged.end)).join(", ")} ms`);
+    const seconds = (applies: { start: number; end: number }[]) =>
+      applies.map((a) => ((a.end - a.start) / 1000).toFixed(2)).join(", ");
+    console.log(
+      `${ROUNDS} rounds: apply changing every status (back and forth) ${seconds(rounds.map((r) => r.changing))} s, ${JSON.stringify(rounds[0]!.changing.body)}`,
+    );
+    console.log(
+      `the same document again (every statement unchanged) ${seconds(rounds.map((r) => r.unchanged))} s, ${JSON.stringify(rounds[0]!.unchanged.body)}`,
+    );
+    console.log(
+      `the first apply's events fanned out, after the second apply ended: ${rounds.map(({ unchanged }, i) => Math.round(fannedOut[i]! - unchanged.end)).join(", ")} ms`,
+    );
     const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
-    console.log(`GET /applications/{other}/vulnerabilities?limit=20 at ${RATE}/s over ${READERS} connections: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the applies and their fan-out p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${p99Ratio(during, idle)}`);
+    console.log(
+      `GET /applications/{other}/vulnerabilities?limit=20 at ${RATE}/s over ${READERS} connections: idle p50 ${p(idle, 50)} ms, p99 ${p(idle, 99)} ms (${idle.length} requests); during the applies and their fan-out p50 ${p(during, 50)} ms, p99 ${p(during, 99)} ms (${during.length} requests); p99 ratio ${p99Ratio(during, idle)}`,
+    );
     console.log(
       `the control, idle as long beside each idle window: p50 ${p(control, 50)} ms, p99 ${p(control, 99)} ms (${control.length} requests); p99 ratio to idle ${p99Ratio(control, idle)}; ` +
         `the applies' p99 ratio to idle and control together ${p99Ratio(during, [...idle, ...control])}`,
@@ -271,12 +345,17 @@ export async function runVexBench(): Promise<void> {
     if (ROUNDS >= 2 * BLOCK_ROUNDS) {
       const blocks = (of: (from: number, to: number) => number[]) => {
         const ratios: string[] = [];
-        for (let from = 0; from + BLOCK_ROUNDS <= ROUNDS; from += BLOCK_ROUNDS) ratios.push(p99Ratio(of(from, from + BLOCK_ROUNDS), idleIn(from, from + BLOCK_ROUNDS)));
+        for (let from = 0; from + BLOCK_ROUNDS <= ROUNDS; from += BLOCK_ROUNDS)
+          ratios.push(p99Ratio(of(from, from + BLOCK_ROUNDS), idleIn(from, from + BLOCK_ROUNDS)));
         return ratios.join(", ");
       };
-      console.log(`the same p99 ratios over each ${BLOCK_ROUNDS} rounds: the applies' ${blocks(duringIn)}; the control's ${blocks(controlIn)}`);
+      console.log(
+        `the same p99 ratios over each ${BLOCK_ROUNDS} rounds: the applies' ${blocks(duringIn)}; the control's ${blocks(controlIn)}`,
+      );
     }
-    console.log(`the same writes as bare SQL (the floor), ${ROUNDS} times: ${seconds(bareWindows.map(([start, end]) => ({ start, end })))} s; readers meanwhile p50 ${p(duringBare, 50)} ms, p99 ${p(duringBare, 99)} ms (${duringBare.length} requests); p99 ratio ${p99Ratio(duringBare, idle)}`);
+    console.log(
+      `the same writes as bare SQL (the floor), ${ROUNDS} times: ${seconds(bareWindows.map(([start, end]) => ({ start, end })))} s; readers meanwhile p50 ${p(duringBare, 50)} ms, p99 ${p(duringBare, 99)} ms (${duringBare.length} requests); p99 ratio ${p99Ratio(duringBare, idle)}`,
+    );
   } finally {
     server.kill("SIGTERM");
     await new Promise((r) => server.once("exit", r));

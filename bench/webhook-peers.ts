@@ -47,13 +47,24 @@ export async function startReceiver(cert: SelfSignedCert, slowMs: number): Promi
 }
 
 /** Runs the bare sender to completion: `count` signed POSTs to `url`, `inFlight` at a time. */
-export function runBareSender(options: { url: string; count: number; inFlight: number; ca: string }): Promise<{ perSecond: number; failed: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL("./bare-sender.ts", import.meta.url).pathname, JSON.stringify(options)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+export function runBareSender(options: {
+  url: string;
+  count: number;
+  inFlight: number;
+  ca: string;
+}): Promise<{ perSecond: number; failed: number }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", new URL("./bare-sender.ts", import.meta.url).pathname, JSON.stringify(options)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   child.stdout.on("data", (chunk) => (out += String(chunk)));
   return new Promise((resolve, reject) =>
-    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare sender exited with ${code}`)))),
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare sender exited with ${code}`)),
+    ),
   );
 }

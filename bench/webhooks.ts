@@ -54,7 +54,13 @@ const percentile = (values: number[], p: number): number => {
 // No occurredAt: the outbox stamps each event inside its transaction, the best stand-in for when it happened.
 const finding = (n: number): NewEvent => ({
   type: "vulnerability.created",
-  data: { id: newId(), severity: "high", applicationId: newId(), title: `Benchmark finding ${n}`, createdAt: new Date().toISOString() },
+  data: {
+    id: newId(),
+    severity: "high",
+    applicationId: newId(),
+    title: `Benchmark finding ${n}`,
+    createdAt: new Date().toISOString(),
+  },
 });
 
 async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -94,9 +100,14 @@ async function startHarness() {
     NODE_EXTRA_CA_CERTS: cert.certPath,
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_INITIAL_MS: String(RETRY_INITIAL_MS),
-    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^WEBHOOK_(CONCURRENCY|ENDPOINT_)/.test(e[0]))),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => /^WEBHOOK_(CONCURRENCY|ENDPOINT_)/.test(e[0])),
+    ),
   };
-  const nodeArgs = [...extraServiceFlags(), ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])];
+  const nodeArgs = [
+    ...extraServiceFlags(),
+    ...(process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+  ];
   const startService = () => startServiceProcess({ env, nodeArgs });
   const services: ServiceProcess[] = [await startService()];
   const db = openDatabase(database.url);
@@ -126,7 +137,8 @@ async function startHarness() {
     receiver,
     commit,
     /** Runs the bare sender against the receiver. */
-    bare: (count: number) => runBareSender({ url: `https://127.0.0.1:${receiver.port}/bare`, count, inFlight: BARE_IN_FLIGHT, ca: cert.cert }),
+    bare: (count: number) =>
+      runBareSender({ url: `https://127.0.0.1:${receiver.port}/bare`, count, inFlight: BARE_IN_FLIGHT, ca: cert.cert }),
     async addInstance() {
       services.push(await startService());
     },
@@ -136,7 +148,16 @@ async function startHarness() {
       live = [];
       for (const [i, path] of paths.entries()) {
         const url = `https://127.0.0.1:${receiver.port}${path}`;
-        live.push((await api("POST", "/webhooks", { name: `bench-${Date.now()}-${i}`, url, events: ["vulnerability.created"], secret: `bench-secret-${i}` })).id);
+        live.push(
+          (
+            await api("POST", "/webhooks", {
+              name: `bench-${Date.now()}-${i}`,
+              url,
+              events: ["vulnerability.created"],
+              secret: `bench-secret-${i}`,
+            })
+          ).id,
+        );
       }
       return live;
     },
@@ -165,7 +186,9 @@ async function startHarness() {
         latencies: [...first.values()].map((at) => at - committed),
         repeatedDeliveries,
         distinctEvents: first.size,
-        cpu: Number.isNaN(cpuAfter.service) ? "" : `CPU ms per delivery: service ${msPer("service")}, Postgres ${msPer("postgres")}, receiver ${msPer("receiver")}`,
+        cpu: Number.isNaN(cpuAfter.service)
+          ? ""
+          : `CPU ms per delivery: service ${msPer("service")}, Postgres ${msPer("postgres")}, receiver ${msPer("receiver")}`,
       };
     },
     async close() {
@@ -192,7 +215,10 @@ async function burstToOne(h: Harness, label: string, warmUp = 0, pathPrefix = ""
   const burst = await h.burst(BURST, BURST);
   // The last outcomes are written a moment after their requests arrived (after the answer, under /slow/).
   await waitUntil(async () => {
-    const { rows } = await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'", [hook]);
+    const { rows } = await h.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'",
+      [hook],
+    );
     return rows[0]!.n === 0;
   }, "the outcomes of the burst");
   const notAttemptedOnce = await h.db.pool.query<{ n: number }>(
@@ -239,7 +265,10 @@ async function steady(h: Harness): Promise<Row> {
     arrivals = arrivals.concat(await h.receiver.take());
     return arrivals.length >= total;
   }, "the steady events");
-  const occurred = await h.db.pool.query<{ id: string; occurred_at: Date }>("SELECT id, occurred_at FROM events WHERE id = ANY($1::uuid[])", [ids]);
+  const occurred = await h.db.pool.query<{ id: string; occurred_at: Date }>(
+    "SELECT id, occurred_at FROM events WHERE id = ANY($1::uuid[])",
+    [ids],
+  );
   const occurredAt = new Map(occurred.rows.map((r) => [r.id, r.occurred_at.getTime()]));
   const latencies = [...firstArrivals(arrivals).first].map(([eventId, at]) => at - occurredAt.get(eventId)!);
   return {
@@ -258,7 +287,10 @@ async function fanOut(h: Harness): Promise<Row[]> {
   await h.subscribe(paths);
   const allHealthy = await h.burst(FAN_EVENTS, FAN_EVENTS * 50);
 
-  const hooks = await h.subscribe([...paths.slice(0, 45).map((p) => `${p}-again`), ...Array.from({ length: 5 }, (_, i) => `/blackhole/${i}`)]);
+  const hooks = await h.subscribe([
+    ...paths.slice(0, 45).map((p) => `${p}-again`),
+    ...Array.from({ length: 5 }, (_, i) => `/blackhole/${i}`),
+  ]);
   const blackholed = hooks.slice(45);
   const mixed = await h.burst(FAN_EVENTS, FAN_EVENTS * 45, (a) => !a.path.startsWith("/blackhole/"));
   await new Promise((r) => setTimeout(r, BLACKHOLE_WATCH_MS));
@@ -311,16 +343,30 @@ export async function runWebhookBench(): Promise<void> {
   try {
     const before = await h.bare(BURST);
     baseline = before.perSecond;
-    rows.push({ scenario: `bare sender (undici, keep-alive, ${BARE_IN_FLIGHT} in flight, same signatures), before`, deliveries: BURST, perSecond: before.perSecond, notes: `${before.failed} non-204` });
+    rows.push({
+      scenario: `bare sender (undici, keep-alive, ${BARE_IN_FLIGHT} in flight, same signatures), before`,
+      deliveries: BURST,
+      perSecond: before.perSecond,
+      notes: `${before.failed} non-204`,
+    });
     await h.receiver.take();
 
     let oneInstance: Row | undefined;
-    if (SCENARIOS.has("warm")) rows.push(await burstToOne(h, `1 instance, after ${WARM_UP_EVENTS} events one at a time`, WARM_UP_EVENTS));
+    if (SCENARIOS.has("warm"))
+      rows.push(await burstToOne(h, `1 instance, after ${WARM_UP_EVENTS} events one at a time`, WARM_UP_EVENTS));
     if (SCENARIOS.has("burst")) rows.push((oneInstance = await burstToOne(h, "1 instance")));
     if (SCENARIOS.has("steady")) rows.push(await steady(h));
     if (SCENARIOS.has("fan")) rows.push(...(await fanOut(h)));
     let oneInstanceSlow: Row | undefined;
-    if (SCENARIOS.has("slow")) rows.push((oneInstanceSlow = await burstToOne(h, `1 instance, receiver answering after ${SLOW_ANSWER_MS} ms`, 0, "/slow")));
+    if (SCENARIOS.has("slow"))
+      rows.push(
+        (oneInstanceSlow = await burstToOne(
+          h,
+          `1 instance, receiver answering after ${SLOW_ANSWER_MS} ms`,
+          0,
+          "/slow",
+        )),
+      );
     if (SCENARIOS.has("two") || SCENARIOS.has("slow")) {
       await h.addInstance();
       // The new instance's code and connections warm up as the first one's did in the scenarios before.
@@ -332,10 +378,21 @@ export async function runWebhookBench(): Promise<void> {
       return row;
     };
     if (SCENARIOS.has("two")) rows.push(comparedWith(await burstToOne(h, "2 instances"), oneInstance));
-    if (SCENARIOS.has("slow")) rows.push(comparedWith(await burstToOne(h, `2 instances, receiver answering after ${SLOW_ANSWER_MS} ms`, 0, "/slow"), oneInstanceSlow));
+    if (SCENARIOS.has("slow"))
+      rows.push(
+        comparedWith(
+          await burstToOne(h, `2 instances, receiver answering after ${SLOW_ANSWER_MS} ms`, 0, "/slow"),
+          oneInstanceSlow,
+        ),
+      );
 
     const after = await h.bare(BURST);
-    rows.push({ scenario: "bare sender, after", deliveries: BURST, perSecond: after.perSecond, notes: `${after.failed} non-204` });
+    rows.push({
+      scenario: "bare sender, after",
+      deliveries: BURST,
+      perSecond: after.perSecond,
+      notes: `${after.failed} non-204`,
+    });
   } finally {
     await h.close();
   }
@@ -346,6 +403,8 @@ export async function runWebhookBench(): Promise<void> {
   console.log("|---|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
     const ratio = r.vsBare ? `${((r.perSecond / baseline) * 100).toFixed(0)} %` : "";
-    console.log(`| ${r.scenario} | ${r.deliveries} | ${fmt(r.perSecond)} | ${ratio} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.notes} |`);
+    console.log(
+      `| ${r.scenario} | ${r.deliveries} | ${fmt(r.perSecond)} | ${ratio} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.notes} |`,
+    );
   }
 }

@@ -44,7 +44,9 @@ async function check() {
     run(bin("gql-tada"), ["check", "--tsconfig", tsconfig], { cwd: ROOT }),
     run(bin("tsc"), ["-p", tsconfig], { cwd: ROOT }),
   ]);
-  const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as { stdout?: string; stderr?: string; message: string }] : []));
+  const failures = results.flatMap((r) =>
+    r.status === "rejected" ? [r.reason as { stdout?: string; stderr?: string; message: string }] : [],
+  );
   if (failures.length) {
     for (const f of failures) console.error(f.stdout || f.stderr || f.message);
     throw new Error("console: its GraphQL documents or types do not check (see above)");
@@ -94,7 +96,10 @@ async function bundle(): Promise<ConsoleManifest> {
     .replace("<!-- style -->", style ? `<link rel="stylesheet" href="${url(style)}" />` : "")
     .replace(
       "<!-- script -->",
-      [`<script type="module" src="${url(main)}"></script>`, ...preloads.map((p) => `<link rel="modulepreload" href="${url(p)}" />`)].join("\n    "),
+      [
+        `<script type="module" src="${url(main)}"></script>`,
+        ...preloads.map((p) => `<link rel="modulepreload" href="${url(p)}" />`),
+      ].join("\n    "),
     );
   writeFileSync(path.join(OUT, "index.html"), html);
 
@@ -106,7 +111,11 @@ async function bundle(): Promise<ConsoleManifest> {
       writeFileSync(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
       writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
     }
-    return { name, type: TYPES[path.extname(name)] ?? "application/octet-stream", encodings: compressible ? ["br", "gzip"] : [] };
+    return {
+      name,
+      type: TYPES[path.extname(name)] ?? "application/octet-stream",
+      encodings: compressible ? ["br", "gzip"] : [],
+    };
   });
   const manifest: ConsoleManifest = { index: "index.html", assets };
   writeFileSync(path.join(OUT, "manifest.json"), JSON.stringify(manifest, null, 2));
@@ -135,5 +144,7 @@ if (!upToDate || process.argv.includes("--force")) {
   await check();
   const manifest = await bundle();
   writeFileSync(STAMP, inputs);
-  console.error(`console: built ${manifest.assets.length} files into dist/console in ${Math.round(performance.now() - started)} ms`);
+  console.error(
+    `console: built ${manifest.assets.length} files into dist/console in ${Math.round(performance.now() - started)} ms`,
+  );
 }

@@ -14,7 +14,8 @@ const client = createClient({
 
 client.subscribe(
   {
-    query: "subscription($app: ID) { scanUpdated(applicationId: $app) { id scanType status summary { totalFindings critical } } }",
+    query:
+      "subscription($app: ID) { scanUpdated(applicationId: $app) { id scanType status summary { totalFindings critical } } }",
     variables: { app: process.env.APP },
   },
   {

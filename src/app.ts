@@ -112,7 +112,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await db.close();
     throw err;
   });
-  if (resealed) log.info({ resealed, keyId: webhookSecrets.sealingKeyId }, "webhook secrets sealed with the current key");
+  if (resealed)
+    log.info({ resealed, keyId: webhookSecrets.sealingKeyId }, "webhook secrets sealed with the current key");
   const externalScanTypes = SCAN_TYPES.filter((type) => config.SCAN_ENGINES[type] === "external");
   const engines = createEngines({
     durationMs: config.SCAN_DURATION_MS,
@@ -132,7 +133,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       { source: engines[type].source, needsServiceUrl: engines[type].needsServiceUrl ?? false },
     ]),
   );
-  const settings: DomainSettings = { allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, webhookSecrets, externalScanTypes, scanEngines };
+  const settings: DomainSettings = {
+    allowPrivateWebhookTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    webhookSecrets,
+    externalScanTypes,
+    scanEngines,
+  };
 
   const verifyToken = createTokenVerifier({
     jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
@@ -156,7 +162,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   ];
   let stopping = false;
   const routes: RouteDefinition[] = [
-    ...systemRoutes({ pool: db.pool, health, migrations, metrics, metricsToken: config.METRICS_TOKEN, openApi: () => openApi, stopping: () => stopping }),
+    ...systemRoutes({
+      pool: db.pool,
+      health,
+      migrations,
+      metrics,
+      metricsToken: config.METRICS_TOKEN,
+      openApi: () => openApi,
+      stopping: () => stopping,
+    }),
     ...apiRoutes,
   ];
   const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
@@ -194,7 +208,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
     health,
     before: [
-      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), { graphiql: !production, liveStreams, health }),
+      graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), {
+        graphiql: !production,
+        liveStreams,
+        health,
+      }),
       ...(production ? [] : [graphiqlAssets()]),
       consoleMiddleware(),
     ],
@@ -216,8 +234,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
   workers.push(
     scanRunner,
     scanQueue,
-    createDispatcher({ db, config, log, metrics, webhookSecrets, health, onFannedOut: feed.fannedOut, wantsFannedOut: feed.wantsEvents }),
-    createEventRetention({ pool: db.pool, retentionDays: config.EVENT_RETENTION_DAYS, log: log.child({ worker: "event-retention" }), health }),
+    createDispatcher({
+      db,
+      config,
+      log,
+      metrics,
+      webhookSecrets,
+      health,
+      onFannedOut: feed.fannedOut,
+      wantsFannedOut: feed.wantsEvents,
+    }),
+    createEventRetention({
+      pool: db.pool,
+      retentionDays: config.EVENT_RETENTION_DAYS,
+      log: log.child({ worker: "event-retention" }),
+      health,
+    }),
   );
   registerBacklogGauge(metrics.registry, db.pool);
 

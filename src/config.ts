@@ -13,10 +13,16 @@ const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" 
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=?$/; // 32 bytes
 /** Comma-separated base64 keys of 32 bytes; the message never repeats the value. */
 const secretKeys = z.string().transform((value, ctx) => {
-  const parts = value.split(",").map((part) => part.trim()).filter(Boolean);
+  const parts = value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
   const keys = parts.filter((part) => BASE64_KEY.test(part)).map((part) => Buffer.from(part, "base64"));
   if (keys.length === 0 || keys.length !== parts.length) {
-    ctx.addIssue({ code: "custom", message: `must be comma-separated base64 keys of ${SECRET_KEY_BYTES} bytes each (e.g. openssl rand -base64 32)` });
+    ctx.addIssue({
+      code: "custom",
+      message: `must be comma-separated base64 keys of ${SECRET_KEY_BYTES} bytes each (e.g. openssl rand -base64 32)`,
+    });
     return z.NEVER;
   }
   return keys;
@@ -29,15 +35,24 @@ const ENGINE_SCAN_TYPES: Partial<Record<ScanEngineKind, readonly ScanType[]>> = 
 /** `sast:external,dast:baseline`: per scan type, the simulator, a report from CI, or a real engine. */
 const scanEngines = z.string().transform((value, ctx) => {
   const engines = Object.fromEntries(SCAN_TYPES.map((type) => [type, "simulator"])) as Record<ScanType, ScanEngineKind>;
-  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [type, engine, ...rest] = part.split(":").map((p) => p.trim());
     if (rest.length > 0 || !SCAN_TYPES.includes(type as ScanType) || !ENGINE_KINDS.includes(engine as ScanEngineKind)) {
-      ctx.addIssue({ code: "custom", message: `must be comma-separated <scanType>:<engine> pairs, scanType one of ${SCAN_TYPES.join(", ")}, engine one of ${ENGINE_KINDS.join(", ")}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be comma-separated <scanType>:<engine> pairs, scanType one of ${SCAN_TYPES.join(", ")}, engine one of ${ENGINE_KINDS.join(", ")}`,
+      });
       return z.NEVER;
     }
     const only = ENGINE_SCAN_TYPES[engine as ScanEngineKind];
     if (only && !only.includes(type as ScanType)) {
-      ctx.addIssue({ code: "custom", message: `${engine} scans ${only.join(", ")} only (e.g. ${only[0]}:${engine}), not ${type}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${engine} scans ${only.join(", ")} only (e.g. ${only[0]}:${engine}), not ${type}`,
+      });
       return z.NEVER;
     }
     engines[type as ScanType] = engine as ScanEngineKind;
@@ -49,7 +64,10 @@ const targetAllowList = z.string().transform((value, ctx) => {
   try {
     return TargetAllowList.parse(value);
   } catch (err) {
-    ctx.addIssue({ code: "custom", message: `must be comma-separated host names, IP addresses or CIDR networks: ${(err as Error).message}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `must be comma-separated host names, IP addresses or CIDR networks: ${(err as Error).message}`,
+    });
     return z.NEVER;
   }
 });
@@ -99,7 +117,10 @@ const envSchema = z.object({
   /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
   GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
   METRICS_TOKEN: z.string().min(1).optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** After SIGTERM: how long /readyz answers 503 while requests are still served (load balancers notice). */
   SHUTDOWN_DRAIN_MS: int(0, 600_000).default(0),
@@ -124,10 +145,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("Invalid configuration:\n  AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production");
   }
   if (config.NODE_ENV === "production" && !config.WEBHOOK_SECRET_KEYS) {
-    throw new ConfigError("Invalid configuration:\n  WEBHOOK_SECRET_KEYS is required in production (e.g. openssl rand -base64 32)");
+    throw new ConfigError(
+      "Invalid configuration:\n  WEBHOOK_SECRET_KEYS is required in production (e.g. openssl rand -base64 32)",
+    );
   }
   if (config.WEBHOOK_ENDPOINT_MIN_CONCURRENCY > config.WEBHOOK_ENDPOINT_CONCURRENCY) {
-    throw new ConfigError("Invalid configuration:\n  WEBHOOK_ENDPOINT_MIN_CONCURRENCY must not exceed WEBHOOK_ENDPOINT_CONCURRENCY");
+    throw new ConfigError(
+      "Invalid configuration:\n  WEBHOOK_ENDPOINT_MIN_CONCURRENCY must not exceed WEBHOOK_ENDPOINT_CONCURRENCY",
+    );
   }
   return Object.freeze(config);
 }

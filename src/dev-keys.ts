@@ -23,4 +23,7 @@ export const loadOrCreateDevJwtSecret = (dataDir: string): string =>
 
 /** Seals webhook secrets at rest, as WEBHOOK_SECRET_KEYS would. */
 export const loadOrCreateDevWebhookKey = (dataDir: string): Buffer =>
-  Buffer.from(loadOrCreate(dataDir, "dev-webhook-secret-key", () => randomBytes(SECRET_KEY_BYTES).toString("base64")), "base64");
+  Buffer.from(
+    loadOrCreate(dataDir, "dev-webhook-secret-key", () => randomBytes(SECRET_KEY_BYTES).toString("base64")),
+    "base64",
+  );

@@ -24,6 +24,9 @@ export const invalid = (message: string, errors?: FieldError[]) => new DomainErr
 export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
 export const conflict = (message: string) => new DomainError("conflict", message);
 export const cursorExpired = () =>
-  new DomainError("expired", "The cursor is older than the events kept (EVENT_RETENTION_DAYS); read again from the oldest kept, without it");
+  new DomainError(
+    "expired",
+    "The cursor is older than the events kept (EVENT_RETENTION_DAYS); read again from the oldest kept, without it",
+  );
 export const forbidden = (scope: string) =>
   new DomainError("forbidden", `This operation needs the '${scope}' scope`, { scope });

@@ -49,7 +49,10 @@ export async function shutDownGracefully(steps: ShutdownSteps, signal?: string):
   log.info({ signal, drainMs, graceMs }, "shutting down: /readyz answers 503, requests still served while draining");
   connections.closeAfterResponses();
   const workersStopped = Promise.all(steps.workers.map((worker) => worker.stop())).then(() =>
-    log.info({ workers: steps.workers.map((worker) => worker.name), elapsedMs: elapsedMs() }, "background workers stopped, their leases released"),
+    log.info(
+      { workers: steps.workers.map((worker) => worker.name), elapsedMs: elapsedMs() },
+      "background workers stopped, their leases released",
+    ),
   );
   if (drainMs > 0) await delay(drainMs);
 
@@ -58,7 +61,10 @@ export async function shutDownGracefully(steps: ShutdownSteps, signal?: string):
   const graphqlWs = steps.graphqlWs.reduce((sum, server) => sum + server.connections, 0);
   const graphqlWsClosed = Promise.all(steps.graphqlWs.map((server) => server.close()));
   const eventStreams = steps.liveStreams.endAll();
-  log.info({ graphqlWs, eventStreams }, "live connections closed: graphql-ws with 1001 going away, event streams ended");
+  log.info(
+    { graphqlWs, eventStreams },
+    "live connections closed: graphql-ws with 1001 going away, event streams ended",
+  );
 
   if (await within(graceMs, connections.allClosed())) {
     log.info({ elapsedMs: elapsedMs() }, "in-flight requests finished");
@@ -66,7 +72,10 @@ export async function shutDownGracefully(steps: ShutdownSteps, signal?: string):
     const requests = connections.inFlight;
     const sockets = connections.destroyAll();
     steps.abandonRequests();
-    log.warn({ requests, sockets, graceMs }, "grace period over: open connections cut, the transactions of their requests rolled back");
+    log.warn(
+      { requests, sockets, graceMs },
+      "grace period over: open connections cut, the transactions of their requests rolled back",
+    );
   }
   await Promise.all([workersStopped, graphqlWsClosed]);
   await steps.release();

@@ -54,12 +54,14 @@ async function main() {
   const devSecret =
     !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && development ? loadOrCreateDevJwtSecret(DATA_DIR) : undefined;
   const webhookSecretKeys = config.WEBHOOK_SECRET_KEYS ?? (development ? [loadOrCreateDevWebhookKey(DATA_DIR)] : []);
-  const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, webhookSecretKeys, log }).catch(async (err) => {
-    if (!(err instanceof UnopenableSecrets)) throw err;
-    console.error(err.message);
-    await embedded?.stop();
-    process.exit(2);
-  });
+  const app = await buildApp({ config, databaseUrl, jwtSecret: devSecret, webhookSecretKeys, log }).catch(
+    async (err) => {
+      if (!(err instanceof UnopenableSecrets)) throw err;
+      console.error(err.message);
+      await embedded?.stop();
+      process.exit(2);
+    },
+  );
 
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
@@ -70,11 +72,24 @@ async function main() {
   const baseUrl = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
   log.info({ baseUrl, database: embedded ? "embedded" : "DATABASE_URL" }, "service listening");
   // The banner goes to stderr for a human at a terminal; the structured log stays on stdout.
-  const lines = [`\nAppSec service listening on ${baseUrl}`, `  database: ${embedded ? `embedded Postgres (${path.relative(process.cwd(), DATA_DIR)}/postgres)` : "DATABASE_URL"}`];
+  const lines = [
+    `\nAppSec service listening on ${baseUrl}`,
+    `  database: ${embedded ? `embedded Postgres (${path.relative(process.cwd(), DATA_DIR)}/postgres)` : "DATABASE_URL"}`,
+  ];
   const secret = devSecret ?? config.AUTH_JWT_SECRET;
   if (devSecret && secret) {
-    const token = await mintToken({ secret, sub: "dev-admin", scopes: ["admin"], expiresIn: "30d", issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE });
-    lines.push(`  development admin token (30 days):\n\n${token}\n`, `  try: curl -H "Authorization: Bearer <token>" ${baseUrl}/applications\n`);
+    const token = await mintToken({
+      secret,
+      sub: "dev-admin",
+      scopes: ["admin"],
+      expiresIn: "30d",
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+    });
+    lines.push(
+      `  development admin token (30 days):\n\n${token}\n`,
+      `  try: curl -H "Authorization: Bearer <token>" ${baseUrl}/applications\n`,
+    );
     // The token rides in the fragment, which the browser never sends; the console takes it from there.
     lines.push(`  console, signed in: ${baseUrl}/#token=${token}\n`);
   }

@@ -16,7 +16,9 @@ const HELPERS_NICE = 10;
 /** The ids of this process's threads other than the main one (Linux), or none. */
 function otherThreads(): number[] {
   try {
-    return readdirSync("/proc/self/task").map(Number).filter((tid) => tid !== process.pid);
+    return readdirSync("/proc/self/task")
+      .map(Number)
+      .filter((tid) => tid !== process.pid);
   } catch {
     return [];
   }

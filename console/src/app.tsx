@@ -37,5 +37,9 @@ function SignedIn({ token }: { token: string }) {
 
 export function App() {
   const { token, endedBecause } = useSession();
-  return <LocationProvider>{token ? <SignedIn key={token} token={token} /> : <SignInView endedBecause={endedBecause} />}</LocationProvider>;
+  return (
+    <LocationProvider>
+      {token ? <SignedIn key={token} token={token} /> : <SignInView endedBecause={endedBecause} />}
+    </LocationProvider>
+  );
 }

@@ -55,7 +55,11 @@ export interface SubscriptionHandlers<D> {
 }
 
 export interface LiveConnection {
-  subscribe<D extends Resumable, V extends ResumeVariables>(document: TadaDocumentNode<D, V>, variables: NoInfer<V>, handlers: SubscriptionHandlers<NoInfer<D>>): () => void;
+  subscribe<D extends Resumable, V extends ResumeVariables>(
+    document: TadaDocumentNode<D, V>,
+    variables: NoInfer<V>,
+    handlers: SubscriptionHandlers<NoInfer<D>>,
+  ): () => void;
   /** Called after the socket came back from a drop (not on the first connection). */
   onReconnect(listener: () => void): () => void;
   status(): LiveStatus;
@@ -122,7 +126,8 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     keepAlive: 10_000,
     retryAttempts: Number.MAX_SAFE_INTEGER,
     // Quick at first (a restarted service is back in a second), then backing off to 10 s.
-    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** retries) * (0.75 + Math.random() / 2))),
+    retryWait: (retries) =>
+      new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** retries) * (0.75 + Math.random() / 2))),
     shouldRetry: (event) => (event as CloseEvent | undefined)?.code !== FORBIDDEN,
     onNonLazyError: () => {},
     on: {
@@ -135,7 +140,8 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
         if (wasRetry) reconnectListeners.forEach((l) => l());
       },
       closed: (event) => {
-        if ((event as CloseEvent).code === FORBIDDEN) return onRefused("The service closed the live connection: the token was refused or has expired.");
+        if ((event as CloseEvent).code === FORBIDDEN)
+          return onRefused("The service closed the live connection: the token was refused or has expired.");
         setStatus("reconnecting");
         clearTimeout(quiet);
         setCatchUp(null);
@@ -154,7 +160,11 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
       let cursor: string | undefined;
       client.subscribe<{ eventLogHead: string }>(
         { query: HEAD },
-        { next: (result) => (cursor = result.data?.eventLogHead), error: () => resolve(undefined), complete: () => resolve(cursor) },
+        {
+          next: (result) => (cursor = result.data?.eventLogHead),
+          error: () => resolve(undefined),
+          complete: () => resolve(cursor),
+        },
       );
     });
   }
@@ -210,9 +220,16 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     sub.release = release;
   }
 
-  function onSubscriptionError(sub: Active, errors: readonly { message: string; extensions?: Record<string, unknown> }[]) {
+  function onSubscriptionError(
+    sub: Active,
+    errors: readonly { message: string; extensions?: Record<string, unknown> }[],
+  ) {
     const first = errors[0]!;
-    sub.handlers.onError({ title: "The subscription was refused", detail: errors.map((e) => e.message).join("; "), status: first.extensions?.code === "FORBIDDEN" ? 403 : undefined });
+    sub.handlers.onError({
+      title: "The subscription was refused",
+      detail: errors.map((e) => e.message).join("; "),
+      status: first.extensions?.code === "FORBIDDEN" ? 403 : undefined,
+    });
   }
 
   return {

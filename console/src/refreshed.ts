@@ -3,7 +3,11 @@
 import { useEffect } from "preact/hooks";
 
 /** A query's result, refetched from the network on every refresh after the first render. */
-export function useRefreshed<Q>(result: Q, refetch: (opts: { requestPolicy: "network-only" }) => void, refreshes: number): Q {
+export function useRefreshed<Q>(
+  result: Q,
+  refetch: (opts: { requestPolicy: "network-only" }) => void,
+  refreshes: number,
+): Q {
   useEffect(() => {
     if (refreshes > 0) refetch({ requestPolicy: "network-only" });
   }, [refreshes]);

@@ -9,10 +9,19 @@ export class ApiRequestError extends Error {
   }
 }
 
-export async function restRequest<T>(token: string, method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<T> {
+export async function restRequest<T>(
+  token: string,
+  method: string,
+  path: string,
+  init: { body?: BodyInit; headers?: Record<string, string> } = {},
+): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, { method, body: init.body, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+    response = await fetch(path, {
+      method,
+      body: init.body,
+      headers: { ...init.headers, authorization: `Bearer ${token}` },
+    });
   } catch (err) {
     throw new ApiRequestError({ title: "The service could not be reached", detail: (err as Error).message });
   }

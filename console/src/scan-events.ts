@@ -14,7 +14,13 @@ export const ScanUpdated = graphql(`
       triggeredBy
       startedAt
       completedAt
-      summary { totalFindings critical high medium low }
+      summary {
+        totalFindings
+        critical
+        high
+        medium
+        low
+      }
     }
   }
 `);
@@ -28,7 +34,10 @@ export const isAhead = (known: { id: string; status: string }, event: { id: stri
   event.id === known.id && RANK[event.status]! > RANK[known.status]!;
 
 /** The latest scan per type of an application: the query's, unless an event is newer or further along. */
-export function latestOf<S extends { id: string; status: string; scanType: string }>(known: S | undefined, event: ScanEvent | undefined): S | ScanEvent | undefined {
+export function latestOf<S extends { id: string; status: string; scanType: string }>(
+  known: S | undefined,
+  event: ScanEvent | undefined,
+): S | ScanEvent | undefined {
   if (!event) return known;
   if (!known || event.id > known.id) return event;
   return isAhead(known, event) ? { ...known, ...event } : known;

@@ -24,7 +24,10 @@ const commandExecutorSchema = z.strictObject({
       for (const arg of argv) {
         for (const [, name] of arg.matchAll(PLACEHOLDER)) {
           if (!PLACEHOLDERS.includes(name as Placeholder)) {
-            ctx.addIssue({ code: "custom", message: `Unknown placeholder {${name}}: use {source}, {serviceUrl} or {report}` });
+            ctx.addIssue({
+              code: "custom",
+              message: `Unknown placeholder {${name}}: use {source}, {serviceUrl} or {report}`,
+            });
           }
         }
       }
@@ -74,7 +77,11 @@ export const agentConfigSchema = z.strictObject({
     .superRefine((executors, ctx) => {
       for (const [type, executor] of Object.entries(executors)) {
         if (executor && "engine" in executor && type !== "dast") {
-          ctx.addIssue({ code: "custom", path: [type, "engine"], message: "The baseline engine scans running services: dast only" });
+          ctx.addIssue({
+            code: "custom",
+            path: [type, "engine"],
+            message: "The baseline engine scans running services: dast only",
+          });
         }
       }
     }),
@@ -94,7 +101,8 @@ export class AgentConfigError extends Error {}
 
 export function parseAgentConfig(value: unknown, source: string): AgentConfig {
   const parsed = agentConfigSchema.safeParse(value);
-  if (!parsed.success) throw new AgentConfigError(`${source} is not a valid agent configuration:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new AgentConfigError(`${source} is not a valid agent configuration:\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 

@@ -56,7 +56,10 @@ export function createAgent(options: AgentOptions): ScanAgent {
     while (!claiming.signal.aborted) {
       let job;
       try {
-        job = await api.claim({ scanTypes, agent: options.name, leaseSeconds: options.leaseSeconds, waitSeconds: WAIT_SECONDS }, claiming.signal);
+        job = await api.claim(
+          { scanTypes, agent: options.name, leaseSeconds: options.leaseSeconds, waitSeconds: WAIT_SECONDS },
+          claiming.signal,
+        );
         backoffMs = 1000;
       } catch (err) {
         if (claiming.signal.aborted) return;
@@ -85,7 +88,10 @@ export function createAgent(options: AgentOptions): ScanAgent {
 
   const agent: ScanAgent = {
     async run() {
-      log.info({ agent: options.name, scanTypes, concurrency: options.concurrency }, "agent started; waiting for scans");
+      log.info(
+        { agent: options.name, scanTypes, concurrency: options.concurrency },
+        "agent started; waiting for scans",
+      );
       await Promise.all(Array.from({ length: options.concurrency }, (_, i) => slot(i)));
       clearTimeout(graceTimer);
       await api.close();
@@ -94,7 +100,10 @@ export function createAgent(options: AgentOptions): ScanAgent {
     },
     stop() {
       if (claiming.signal.aborted) return;
-      log.info({ graceMs: options.shutdownGraceMs }, "stopping: no new claims; scans in progress may finish within the grace");
+      log.info(
+        { graceMs: options.shutdownGraceMs },
+        "stopping: no new claims; scans in progress may finish within the grace",
+      );
       claiming.abort();
       graceTimer = setTimeout(() => agent.stopNow(), options.shutdownGraceMs);
     },

@@ -30,11 +30,18 @@ export class ApiError extends Error {
 }
 
 export interface ApiClient {
-  claim(input: { scanTypes: readonly ScanType[]; agent: string; leaseSeconds: number; waitSeconds: number }, signal: AbortSignal): Promise<ClaimedJob | null>;
+  claim(
+    input: { scanTypes: readonly ScanType[]; agent: string; leaseSeconds: number; waitSeconds: number },
+    signal: AbortSignal,
+  ): Promise<ClaimedJob | null>;
   heartbeat(job: ClaimedJob): Promise<void>;
   fail(job: ClaimedJob, reason: string): Promise<void>;
   release(job: ClaimedJob): Promise<void>;
-  uploadReport(job: ClaimedJob, report: { path: string; format?: ReportFormat; checkoutPath?: string }, signal: AbortSignal): Promise<void>;
+  uploadReport(
+    job: ClaimedJob,
+    report: { path: string; format?: ReportFormat; checkoutPath?: string },
+    signal: AbortSignal,
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,7 +54,12 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
     what: string,
     method: Dispatcher.HttpMethod,
     path: string,
-    options: { json?: unknown; body?: NodeJS.ReadableStream; headers?: Record<string, string>; signal?: AbortSignal } = {},
+    options: {
+      json?: unknown;
+      body?: NodeJS.ReadableStream;
+      headers?: Record<string, string>;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<{ status: number; body: any }> {
     let res: Dispatcher.ResponseData;
     try {
@@ -81,7 +93,10 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
         ...(options.json !== undefined && { "content-type": "application/json" }),
         ...options.headers,
       },
-      body: options.json !== undefined ? JSON.stringify(options.json) : (options.body as Dispatcher.DispatchOptions["body"]),
+      body:
+        options.json !== undefined
+          ? JSON.stringify(options.json)
+          : (options.body as Dispatcher.DispatchOptions["body"]),
     });
   }
 
@@ -98,7 +113,12 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
       return {
         scanId: scan.id,
         scanType: scan.scanType,
-        application: { id: application.id, name: application.name, repoUrl: application.repoUrl, serviceUrl: application.serviceUrl },
+        application: {
+          id: application.id,
+          name: application.name,
+          repoUrl: application.repoUrl,
+          serviceUrl: application.serviceUrl,
+        },
         leaseId,
         leaseExpiresAt,
       };

@@ -17,7 +17,8 @@ export function baselineExecutor(config: EngineExecutorConfig): Executor {
     description: "the built-in baseline passive DAST",
     async run(job, workDir, signal) {
       const serviceUrl = job.application.serviceUrl;
-      if (!serviceUrl) return { kind: "failed", reason: "The application has no serviceUrl for the baseline scan to crawl" };
+      if (!serviceUrl)
+        return { kind: "failed", reason: "The application has no serviceUrl for the baseline scan to crawl" };
       try {
         const report = await runBaselineScan(serviceUrl, {
           targetPolicy,
@@ -32,7 +33,8 @@ export function baselineExecutor(config: EngineExecutorConfig): Executor {
       } catch (err) {
         if (signal.aborted) throw err;
         // Nothing answered, the target policy refused it, or the serviceUrl cannot be crawled.
-        if (err instanceof TargetUnreachableError || err instanceof TypeError) return { kind: "failed", reason: err.message };
+        if (err instanceof TargetUnreachableError || err instanceof TypeError)
+          return { kind: "failed", reason: err.message };
         throw err;
       }
     },

@@ -10,13 +10,19 @@ import type { Executor, ExecutorOutcome, Job } from "./executor.ts";
 import { shallowClone } from "./git-clone.ts";
 import { runInProcessGroup, type GroupRun } from "./process-group.ts";
 
-const uses = (argv: readonly string[], placeholder: Placeholder) => argv.some((arg) => arg.includes(`{${placeholder}}`));
+const uses = (argv: readonly string[], placeholder: Placeholder) =>
+  argv.some((arg) => arg.includes(`{${placeholder}}`));
 
 const fill = (argv: readonly string[], values: Partial<Record<Placeholder, string>>) =>
-  argv.map((arg) => arg.replace(/\{(source|serviceUrl|report)\}/g, (whole, name: Placeholder) => values[name] ?? whole));
+  argv.map((arg) =>
+    arg.replace(/\{(source|serviceUrl|report)\}/g, (whole, name: Placeholder) => values[name] ?? whole),
+  );
 
 async function nonEmptyFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile() && s.size > 0, () => false);
+  return stat(file).then(
+    (s) => s.isFile() && s.size > 0,
+    () => false,
+  );
 }
 
 class Aborted extends Error {
@@ -45,13 +51,26 @@ export function commandExecutor(config: CommandExecutorConfig, env: NodeJS.Proce
       const values: Partial<Record<Placeholder, string>> = { report: path.join(workDir, "report.json") };
       const deadline = Date.now() + timeoutMs;
       if (uses(config.command, "serviceUrl")) {
-        if (!job.application.serviceUrl) return { kind: "failed", reason: `The application has no serviceUrl for {serviceUrl} in: ${this.description}` };
+        if (!job.application.serviceUrl)
+          return {
+            kind: "failed",
+            reason: `The application has no serviceUrl for {serviceUrl} in: ${this.description}`,
+          };
         values.serviceUrl = job.application.serviceUrl;
       }
       if (uses(config.command, "source")) {
-        if (!job.application.repoUrl) return { kind: "failed", reason: `The application has no repoUrl to clone for {source} in: ${this.description}` };
+        if (!job.application.repoUrl)
+          return {
+            kind: "failed",
+            reason: `The application has no repoUrl to clone for {source} in: ${this.description}`,
+          };
         values.source = path.join(workDir, "source");
-        const cloned = await shallowClone(job.application.repoUrl, values.source, { cwd: workDir, env, timeoutMs, signal });
+        const cloned = await shallowClone(job.application.repoUrl, values.source, {
+          cwd: workDir,
+          env,
+          timeoutMs,
+          signal,
+        });
         if (signal.aborted) throw new Aborted();
         if (!cloned.ok) return { kind: "failed", reason: cloned.reason };
       }

@@ -11,7 +11,10 @@ function shown(repoUrl: string): { url: string; mask: (text: string) => string }
   } catch {
     return { url: repoUrl, mask: (text) => text };
   }
-  const secrets = [url.username, url.password].filter((s) => s.length > 0).map((s) => [s, decodeURIComponent(s)]).flat();
+  const secrets = [url.username, url.password]
+    .filter((s) => s.length > 0)
+    .map((s) => [s, decodeURIComponent(s)])
+    .flat();
   if (secrets.length === 0) return { url: repoUrl, mask: (text) => text };
   url.username = url.username && "***";
   url.password = url.password && "***";
@@ -38,5 +41,9 @@ export async function shallowClone(
       ? `timed out after ${Math.round(options.timeoutMs / 1000)} s`
       : `git exited with code ${run.code ?? run.signal}`;
   const { url, mask } = shown(repoUrl);
-  return { ok: false, aborted: run.aborted, reason: mask([`Cloning ${url} failed: ${why}`, run.stderrTail].filter(Boolean).join("\n")) };
+  return {
+    ok: false,
+    aborted: run.aborted,
+    reason: mask([`Cloning ${url} failed: ${why}`, run.stderrTail].filter(Boolean).join("\n")),
+  };
 }

@@ -13,7 +13,8 @@ import { createAgent } from "./agent.ts";
 import { createApiClient } from "./api-client.ts";
 import { createExecutor, type Executor } from "./executor.ts";
 
-const USAGE = "Usage: appsec-agent --config <agent.json> [--name <agent name>]   (APPSEC_URL, APPSEC_TOKEN in the environment)";
+const USAGE =
+  "Usage: appsec-agent --config <agent.json> [--name <agent name>]   (APPSEC_URL, APPSEC_TOKEN in the environment)";
 
 function exit(message: string, code = 2): never {
   console.error(message);
@@ -22,14 +23,21 @@ function exit(message: string, code = 2): never {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { config: { type: "string", short: "c" }, name: { type: "string" }, help: { type: "boolean", short: "h" } } }));
+  ({ values } = parseArgs({
+    options: {
+      config: { type: "string", short: "c" },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  }));
 } catch (err) {
   exit(`${(err as Error).message}\n${USAGE}`);
 }
 if (values.help) exit(USAGE, 0);
 if (!values.config) exit(USAGE);
 const token = process.env["APPSEC_TOKEN"];
-if (!token) exit("Set APPSEC_TOKEN to a token with the scans:run scope (npm run token -- --scope scans:run --sub agent-1)");
+if (!token)
+  exit("Set APPSEC_TOKEN to a token with the scans:run scope (npm run token -- --scope scans:run --sub agent-1)");
 const baseUrl = process.env["APPSEC_URL"] || "http://localhost:8080";
 try {
   new URL(baseUrl);
@@ -41,7 +49,9 @@ let executors: Map<ScanType, Executor>;
 let config;
 try {
   config = await loadAgentConfig(values.config);
-  executors = new Map(Object.entries(config.executors).map(([type, executor]) => [type as ScanType, createExecutor(executor!)]));
+  executors = new Map(
+    Object.entries(config.executors).map(([type, executor]) => [type as ScanType, createExecutor(executor!)]),
+  );
 } catch (err) {
   if (err instanceof AgentConfigError) exit(err.message);
   throw err;

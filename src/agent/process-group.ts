@@ -50,7 +50,11 @@ function tail(maxBytes: number) {
       kept = (kept + chunk).slice(-maxBytes);
     },
     lines(count: number): string {
-      return kept.split(/\r?\n/).filter((line) => line.trim() !== "").slice(-count).join("\n");
+      return kept
+        .split(/\r?\n/)
+        .filter((line) => line.trim() !== "")
+        .slice(-count)
+        .join("\n");
     },
   };
 }
@@ -83,7 +87,14 @@ export function runInProcessGroup(command: string, args: readonly string[], opti
       clearTimeout(timer);
       clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);
-      resolve({ code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted, stderrTail: stderr.lines(STDERR_TAIL_LINES), spawnError });
+      resolve({
+        code: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        aborted,
+        stderrTail: stderr.lines(STDERR_TAIL_LINES),
+        spawnError,
+      });
     };
     child.once("error", (err) => {
       if (child.pid === undefined) finish(err); // never started; otherwise "close" still comes

@@ -26,8 +26,12 @@ export interface JobContext {
 
 /** Text the service stores as it is: no U+0000, no lone surrogate (a tail may cut a pair), bounded. */
 export function asReason(text: string): string {
-  const clean = text.replace(/\u0000/g, "\uFFFD").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-  return clean.length <= MAX_REASON_LENGTH ? clean : `${[...clean].slice(0, MAX_REASON_LENGTH - 20).join("")}… (truncated)`;
+  const clean = text
+    .replace(/\u0000/g, "\uFFFD")
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return clean.length <= MAX_REASON_LENGTH
+    ? clean
+    : `${[...clean].slice(0, MAX_REASON_LENGTH - 20).join("")}… (truncated)`;
 }
 
 const leaseLost = (err: unknown) => err instanceof ApiError && (err.status === 409 || err.status === 404);
@@ -45,14 +49,17 @@ export async function runJob(job: ClaimedJob, ctx: JobContext): Promise<void> {
   const onShutdown = () => abort("shutdown");
   ctx.shutdown.addEventListener("abort", onShutdown, { once: true });
   if (ctx.shutdown.aborted) onShutdown();
-  const heartbeat = setInterval(() => {
-    ctx.api.heartbeat(job).catch((err: unknown) => {
-      if (leaseLost(err)) {
-        log.warn({ err: String(err) }, "lease lost: stopping the scan and dropping its result");
-        abort("lease-lost");
-      } else log.warn({ err: String(err) }, "heartbeat failed; trying again");
-    });
-  }, (ctx.leaseSeconds * 1000) / 3);
+  const heartbeat = setInterval(
+    () => {
+      ctx.api.heartbeat(job).catch((err: unknown) => {
+        if (leaseLost(err)) {
+          log.warn({ err: String(err) }, "lease lost: stopping the scan and dropping its result");
+          abort("lease-lost");
+        } else log.warn({ err: String(err) }, "heartbeat failed; trying again");
+      });
+    },
+    (ctx.leaseSeconds * 1000) / 3,
+  );
 
   const workDir = await mkdtemp(path.join(ctx.workRoot ?? os.tmpdir(), "appsec-agent-"));
   try {
@@ -77,12 +84,16 @@ export async function runJob(job: ClaimedJob, ctx: JobContext): Promise<void> {
     if (why === "shutdown") {
       await ctx.api.release(job).then(
         () => log.info("scan handed back to the queue"),
-        (releaseErr: unknown) => log.warn({ err: String(releaseErr) }, "could not hand the scan back; its lease will lapse"),
+        (releaseErr: unknown) =>
+          log.warn({ err: String(releaseErr) }, "could not hand the scan back; its lease will lapse"),
       );
     } else if (why === "lease-lost" || leaseLost(err)) {
       log.warn({ err: String(err) }, "the scan is no longer ours; result dropped");
     } else if (transient(err)) {
-      log.error({ err: String(err) }, "could not reach the service; the scan's lease will lapse and it will be claimed again");
+      log.error(
+        { err: String(err) },
+        "could not reach the service; the scan's lease will lapse and it will be claimed again",
+      );
     } else {
       log.error({ err }, "the agent failed on this scan");
       await ctx.api.fail(job, asReason(`The agent failed: ${(err as Error).message}`)).catch(() => {});

@@ -33,7 +33,11 @@ export const hasScope = (actor: Actor, scope: Scope): boolean =>
 export function requireAnyScope(actor: Actor | undefined, scopes: readonly Scope[]): Actor {
   if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
   if (!scopes.some((scope) => hasScope(actor, scope))) {
-    throw new DomainError("forbidden", `This operation needs one of the scopes ${scopes.map((s) => `'${s}'`).join(", ")}`, { scope: scopes.join(" ") });
+    throw new DomainError(
+      "forbidden",
+      `This operation needs one of the scopes ${scopes.map((s) => `'${s}'`).join(", ")}`,
+      { scope: scopes.join(" ") },
+    );
   }
   return actor;
 }

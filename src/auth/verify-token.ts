@@ -13,7 +13,10 @@ export interface AuthSettings {
 
 export class InvalidTokenError extends Error {
   /** "missing": no credentials at all (WWW-Authenticate without an error code, RFC 6750 §3.1). */
-  constructor(readonly reason: "missing" | "invalid_token", message: string) {
+  constructor(
+    readonly reason: "missing" | "invalid_token",
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -64,7 +67,10 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
 function scopesOf(payload: Record<string, unknown>): Set<string> {
   const scopes = new Set<string>();
   const add = (v: unknown) => {
-    if (typeof v === "string") v.split(" ").filter(Boolean).forEach((s) => scopes.add(s));
+    if (typeof v === "string")
+      v.split(" ")
+        .filter(Boolean)
+        .forEach((s) => scopes.add(s));
     else if (Array.isArray(v)) v.filter((s) => typeof s === "string").forEach((s) => scopes.add(s));
   };
   add(payload.scope);

@@ -9,7 +9,8 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { createGzip } from "node:zlib";
 
-const USAGE = "Usage: npm run report -- --app <applicationId> --file <report.json> [--scan <scanId>] [--format sarif|cyclonedx|trivy|grype|zap] [--scan-type sast|dast|sca|container] [--triggered-by <who>] [--checkout-path <dir, default: the current one>]";
+const USAGE =
+  "Usage: npm run report -- --app <applicationId> --file <report.json> [--scan <scanId>] [--format sarif|cyclonedx|trivy|grype|zap] [--scan-type sast|dast|sca|container] [--triggered-by <who>] [--checkout-path <dir, default: the current one>]";
 
 function fail(message: string, code = 2): never {
   console.error(message);
@@ -39,11 +40,18 @@ const baseUrl = process.env["APPSEC_URL"] || "http://localhost:8080";
 await access(values.file).catch(() => fail(`Cannot read ${values.file}`));
 
 const app = encodeURIComponent(values.app);
-const path = values.scan ? `/applications/${app}/scans/${encodeURIComponent(values.scan)}/report` : `/applications/${app}/scan-reports`;
+const path = values.scan
+  ? `/applications/${app}/scans/${encodeURIComponent(values.scan)}/report`
+  : `/applications/${app}/scan-reports`;
 const url = new URL(path, baseUrl);
 // Absolute file:// locations (ESLint writes them) are made relative to where the job checked out.
 const checkoutPath = values["checkout-path"] ?? process.cwd();
-for (const [param, value] of [["format", values.format], ["scanType", values["scan-type"]], ["triggeredBy", values["triggered-by"]], ["checkoutPath", checkoutPath]]) {
+for (const [param, value] of [
+  ["format", values.format],
+  ["scanType", values["scan-type"]],
+  ["triggeredBy", values["triggered-by"]],
+  ["checkoutPath", checkoutPath],
+]) {
   if (value) url.searchParams.set(param!, value);
 }
 
@@ -61,7 +69,13 @@ try {
 const body = (await res.json().catch(() => null)) as Record<string, any> | null;
 if (!res.ok || !body) {
   const errors = (body?.["errors"] ?? []) as { path: string; message: string }[];
-  fail([`${res.status} ${body?.["title"] ?? res.statusText}: ${body?.["detail"] ?? ""}`, ...errors.map((e) => `  ${e.path || "(document)"}: ${e.message}`)].join("\n"), 1);
+  fail(
+    [
+      `${res.status} ${body?.["title"] ?? res.statusText}: ${body?.["detail"] ?? ""}`,
+      ...errors.map((e) => `  ${e.path || "(document)"}: ${e.message}`),
+    ].join("\n"),
+    1,
+  );
 }
 const s = body["summary"] ?? {};
 console.log(

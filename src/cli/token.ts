@@ -33,5 +33,12 @@ if (!scopes.length) {
 }
 const secret = config.AUTH_JWT_SECRET ?? loadOrCreateDevJwtSecret(path.resolve(".data"));
 console.log(
-  await mintToken({ secret, sub: values.sub, scopes, expiresIn: values.expires, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE }),
+  await mintToken({
+    secret,
+    sub: values.sub,
+    scopes,
+    expiresIn: values.expires,
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+  }),
 );

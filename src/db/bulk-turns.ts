@@ -26,7 +26,10 @@ export class BulkTurns {
   private readonly maxWaitMs: number;
 
   /** The turns of the threads that share `buffer` (a new one, unshared, without). */
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT), { maxWaitMs = MAX_WAIT_MS }: BulkTurnsOptions = {}) {
+  constructor(
+    buffer: SharedArrayBuffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT),
+    { maxWaitMs = MAX_WAIT_MS }: BulkTurnsOptions = {},
+  ) {
     this.buffer = buffer;
     this.word = new Int32Array(buffer, 0, 1);
     this.maxWaitMs = maxWaitMs;

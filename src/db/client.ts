@@ -132,4 +132,5 @@ export const isUniqueViolation = (err: unknown): boolean =>
 
 /** True when err is a foreign-key violation, Prisma's (P2003) or pg's (SQLSTATE 23503): what it points at is gone. */
 export const isForeignKeyViolation = (err: unknown): boolean =>
-  (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003") || (err instanceof pg.DatabaseError && err.code === "23503");
+  (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2003") ||
+  (err instanceof pg.DatabaseError && err.code === "23503");

@@ -20,8 +20,19 @@ export class DatabaseUnavailable extends Error {
 export const RETRY_AFTER_SECONDS = 2;
 
 // Node's socket errors, and what pg and pg-pool say when a connection fails, ends or times out.
-const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ECONNABORTED"]);
-const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ECONNABORTED",
+]);
+const DRIVER_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 // SQLSTATE class 08 (connection exception), 57P01–57P03 (admin or crash shutdown, cannot connect now).
 const SQLSTATE = /^(08|57P0[123])/;
 // Prisma: can't reach the server, timed out, server closed the connection; its adapter's kinds.
@@ -32,12 +43,22 @@ const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "Sock
 export function isConnectionError(err: unknown): boolean {
   for (let current = err, depth = 0; current && typeof current === "object" && depth < 8; depth++) {
     if (current instanceof DatabaseUnavailable) return true;
-    const e = current as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string } } }; cause?: unknown };
-    if (typeof e.code === "string" && (SOCKET_CODES.has(e.code) || SQLSTATE.test(e.code) || PRISMA_CODES.has(e.code))) return true;
+    const e = current as {
+      code?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string } } };
+      cause?: unknown;
+    };
+    if (typeof e.code === "string" && (SOCKET_CODES.has(e.code) || SQLSTATE.test(e.code) || PRISMA_CODES.has(e.code)))
+      return true;
     if (typeof e.message === "string" && DRIVER_MESSAGES.test(e.message)) return true;
     const adapter = e.meta?.driverAdapterError?.cause;
     if (adapter && (ADAPTER_KINDS.has(adapter.kind ?? "") || SQLSTATE.test(adapter.code ?? ""))) return true;
-    if (current instanceof Prisma.PrismaClientUnknownRequestError && DRIVER_MESSAGES.test(current.message.split("\n").at(-1) ?? "")) return true;
+    if (
+      current instanceof Prisma.PrismaClientUnknownRequestError &&
+      DRIVER_MESSAGES.test(current.message.split("\n").at(-1) ?? "")
+    )
+      return true;
     current = e.cause;
   }
   return false;
@@ -58,7 +79,12 @@ export interface DatabaseHealth {
   close(): void;
 }
 
-export function createDatabaseHealth(deps: { databaseUrl: string; log: Logger; probeIntervalMs?: number; probeTimeoutMs?: number }): DatabaseHealth {
+export function createDatabaseHealth(deps: {
+  databaseUrl: string;
+  log: Logger;
+  probeIntervalMs?: number;
+  probeTimeoutMs?: number;
+}): DatabaseHealth {
   const probeIntervalMs = deps.probeIntervalMs ?? 1000;
   const probeTimeoutMs = deps.probeTimeoutMs ?? 2000;
   let state: "up" | "checking" | "down" = "up";
@@ -69,7 +95,11 @@ export function createDatabaseHealth(deps: { databaseUrl: string; log: Logger; p
 
   /** One round trip on a connection of its own: the pools may be busy or hold dead connections. */
   async function probe(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: deps.databaseUrl, connectionTimeoutMillis: probeTimeoutMs, query_timeout: probeTimeoutMs });
+    const client = new pg.Client({
+      connectionString: deps.databaseUrl,
+      connectionTimeoutMillis: probeTimeoutMs,
+      query_timeout: probeTimeoutMs,
+    });
     client.on("error", () => {});
     try {
       await client.connect();

@@ -15,7 +15,10 @@ export async function connectRedis(url: string, log: Logger): Promise<Redis> {
   const lost = (err?: Error) => {
     if (reachable === false) return;
     reachable = false;
-    log.warn({ err: err && { message: err.message } }, "redis unreachable; counting rate limits per instance and serving live events from this instance until it is back");
+    log.warn(
+      { err: err && { message: err.message } },
+      "redis unreachable; counting rate limits per instance and serving live events from this instance until it is back",
+    );
   };
   redis.on("error", lost);
   redis.on("ready", () => {

@@ -23,8 +23,17 @@ export interface RestOptions {
 }
 
 /** `write`, for one bulk write's statements in turn, resting before each one after the first; each call answers what its write did. */
-export function restBetweenWrites<T, R>(write: (item: T) => Promise<R>, options: RestOptions = {}): (item: T) => Promise<R> {
-  const { ratio = REST_RATIO, maxRestMs = MAX_REST_MS, restUntil = Infinity, wait = (ms) => delay(ms), now = () => performance.now() } = options;
+export function restBetweenWrites<T, R>(
+  write: (item: T) => Promise<R>,
+  options: RestOptions = {},
+): (item: T) => Promise<R> {
+  const {
+    ratio = REST_RATIO,
+    maxRestMs = MAX_REST_MS,
+    restUntil = Infinity,
+    wait = (ms) => delay(ms),
+    now = () => performance.now(),
+  } = options;
   let lastTook: number | undefined;
   let rested = 0;
   return async (item) => {

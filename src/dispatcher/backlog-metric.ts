@@ -15,7 +15,10 @@ export function registerBacklogGauge(registry: Registry, pool: pg.Pool): void {
           `SELECT (SELECT count(*) FROM webhook_deliveries WHERE ${PENDING_DELIVERY})
                 + (SELECT count(*) FROM events WHERE fanned_out_at IS NULL) AS n`,
         )
-        .then((result) => result.rows, () => undefined);
+        .then(
+          (result) => result.rows,
+          () => undefined,
+        );
       if (rows) this.set(Number(rows[0]?.n ?? 0));
     },
   });

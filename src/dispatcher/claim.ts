@@ -96,7 +96,15 @@ export async function claimDeliveries(pool: pg.Pool, request: ClaimRequest): Pro
   const { rows } = await pool.query<ClaimRow>({
     name: "claim-deliveries", // prepared once per connection: it is planned once, not on every claim
     text: CLAIM,
-    values: [request.owner, request.leaseMs, allowance.webhookIds, allowance.available, request.defaultAllowance, request.limit, allowance.backingOff],
+    values: [
+      request.owner,
+      request.leaseMs,
+      allowance.webhookIds,
+      allowance.available,
+      request.defaultAllowance,
+      request.limit,
+      allowance.backingOff,
+    ],
   });
   return rows.map((r) => ({
     id: r.id,

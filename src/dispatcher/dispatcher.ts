@@ -148,7 +148,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   async function attempt(delivery: ClaimedDelivery): Promise<{ outcome: Outcome; signal: EndpointSignal }> {
     if (delivery.webhookStatus === "disabled") {
       // Queued before the subscription was disabled, by a fan-out that raced the change.
-      const outcome: Outcome = { deliveryId: delivery.id, webhookId: delivery.webhookId, status: "cancelled", nextAttemptAt: null };
+      const outcome: Outcome = {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhookId,
+        status: "cancelled",
+        nextAttemptAt: null,
+      };
       return { outcome, signal: "healthy" };
     }
     const attemptedAt = new Date();
@@ -205,7 +210,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       data: delivery.eventData,
       attemptedAt,
     });
-    return sendAttempt({ url: delivery.url, delivery: request, dispatcher: agent, timeoutMs: config.WEBHOOK_TIMEOUT_MS, shutdown: shutdown.signal });
+    return sendAttempt({
+      url: delivery.url,
+      delivery: request,
+      dispatcher: agent,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      shutdown: shutdown.signal,
+    });
   }
 
   /**
@@ -280,11 +291,14 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     if (!running || time >= dueAt || wait >= pollIntervalMs) return;
     clearTimeout(dueTimer);
     dueAt = time;
-    dueTimer = setTimeout(() => {
-      dueAt = Infinity;
-      lookForNextDue = true; // later retries skipped by the `time >= dueAt` test above
-      wake();
-    }, Math.max(0, wait) + 5);
+    dueTimer = setTimeout(
+      () => {
+        dueAt = Infinity;
+        lookForNextDue = true; // later retries skipped by the `time >= dueAt` test above
+        wake();
+      },
+      Math.max(0, wait) + 5,
+    );
   }
 
   /**
@@ -333,7 +347,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   }
 
   async function releaseLeases(): Promise<void> {
-    await pool.query("UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1", [owner]);
+    await pool.query(
+      "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1",
+      [owner],
+    );
   }
 
   return {
@@ -343,11 +360,16 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       if (running || stopping) return;
       running = true;
       pollTimer = setInterval(wakeBoth, pollIntervalMs);
-      listening = listen(pool, [EVENTS_CHANNEL, DELIVERIES_CHANNEL], (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()), {
-        log,
-        health: options.health,
-        onListening: wakeBoth, // whatever was committed before LISTEN took effect
-      });
+      listening = listen(
+        pool,
+        [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
+        (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()),
+        {
+          log,
+          health: options.health,
+          onListening: wakeBoth, // whatever was committed before LISTEN took effect
+        },
+      );
       wakeBoth();
     },
 

@@ -46,7 +46,8 @@ export interface EndpointLimiter {
 
 export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
   const { max, min } = limits;
-  if (!(min >= 1 && min <= max)) throw new RangeError(`endpoint limits need 1 <= min <= max, got min ${min}, max ${max}`);
+  if (!(min >= 1 && min <= max))
+    throw new RangeError(`endpoint limits need 1 <= min <= max, got min ${min}, max ${max}`);
   const states = new Map<string, EndpointState>();
 
   const stateOf = (key: string): EndpointState => {
@@ -56,7 +57,8 @@ export function createEndpointLimiter(limits: EndpointLimits): EndpointLimiter {
   };
   // A failing endpoint waits until its failures are written: they are the retries that must go
   // before any fresh delivery, and a claim made earlier would not see them yet.
-  const free = (state: EndpointState) => (state.backingOff && state.unrecorded > 0 ? 0 : Math.max(0, state.limit - state.inFlight));
+  const free = (state: EndpointState) =>
+    state.backingOff && state.unrecorded > 0 ? 0 : Math.max(0, state.limit - state.inFlight);
   // An idle, healthy endpoint back at the starting point needs no entry: the map stays as small as
   // the set of endpoints that are busy, failing or recovering.
   const forgetIfIdle = (key: string, state: EndpointState) => {

@@ -38,9 +38,18 @@ const FAN_OUT = `SELECT fanned_out, id, type, application_id, data, ${occurredAt
  * Without, the rows do not come back at all: decoding a batch is most of its cost to this process
  * (10,000 events of one VEX held the event loop some 90 ms), wasted when no one here wants them.
  */
-export async function fanOutBatch(pool: pg.Pool, batchSize: number, returning: boolean): Promise<{ fannedOut: number; events: LoggedEvent[] }> {
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2 ** 31 - 1) throw new RangeError(`batch size must be a positive 32-bit integer, got ${batchSize}`);
-  const { rows } = await pool.query<FanOutRow>({ name: "fan-out-events", text: FAN_OUT, values: [batchSize, returning] });
+export async function fanOutBatch(
+  pool: pg.Pool,
+  batchSize: number,
+  returning: boolean,
+): Promise<{ fannedOut: number; events: LoggedEvent[] }> {
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 2 ** 31 - 1)
+    throw new RangeError(`batch size must be a positive 32-bit integer, got ${batchSize}`);
+  const { rows } = await pool.query<FanOutRow>({
+    name: "fan-out-events",
+    text: FAN_OUT,
+    values: [batchSize, returning],
+  });
   const events = rows.flatMap((row) => (row.id === null ? [] : [toLoggedEvent(row)]));
   return { fannedOut: rows[0]!.fanned_out, events: events.filter((e) => e !== undefined) };
 }
@@ -69,7 +78,10 @@ export interface FanOutPendingOptions {
  * requests waited for it (bench/README.md). Each batch takes its turn with the VEX being applied
  * meanwhile, if any (bulk-turns.ts).
  */
-export async function fanOutPending(pool: pg.Pool, { wanted, onBatch, rest, turns = processBulkTurns }: FanOutPendingOptions): Promise<number> {
+export async function fanOutPending(
+  pool: pg.Pool,
+  { wanted, onBatch, rest, turns = processBulkTurns }: FanOutPendingOptions,
+): Promise<number> {
   const batch = (returning: boolean) => turns.take(() => fanOutBatch(pool, FAN_OUT_BATCH, returning));
   const takingTurns = restBetweenWrites(batch, { maxRestMs: FAN_OUT_MAX_REST_MS, ...rest });
   let total = 0;

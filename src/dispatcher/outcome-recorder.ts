@@ -28,14 +28,23 @@ interface Entry {
   done: (recorded: Recorded) => void;
 }
 
-export function createOutcomeRecorder(deps: { pool: pg.Pool; owner: string; log: Logger; health?: Pick<DatabaseHealth, "failed"> }): OutcomeRecorder {
+export function createOutcomeRecorder(deps: {
+  pool: pg.Pool;
+  owner: string;
+  log: Logger;
+  health?: Pick<DatabaseHealth, "failed">;
+}): OutcomeRecorder {
   let queue: Entry[] = [];
   let writing: Promise<void> | undefined;
 
   async function write(batch: Entry[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const rows = await recordOutcomes(deps.pool, deps.owner, batch.map((e) => e.outcome));
+        const rows = await recordOutcomes(
+          deps.pool,
+          deps.owner,
+          batch.map((e) => e.outcome),
+        );
         const changed = new Map(rows.map((r) => [r.id, r.status]));
         for (const e of batch) e.done(changed.get(e.outcome.deliveryId));
         return;
@@ -43,7 +52,10 @@ export function createOutcomeRecorder(deps: { pool: pg.Pool; owner: string; log:
         const code = (err as { code?: string }).code;
         if (attempt < WRITE_ATTEMPTS && code && TRANSIENT.has(code)) continue;
         if (!deps.health?.failed(err)) {
-          deps.log.error({ err, deliveries: batch.length }, "could not record webhook attempts; their deliveries are sent again once their leases expire");
+          deps.log.error(
+            { err, deliveries: batch.length },
+            "could not record webhook attempts; their deliveries are sent again once their leases expire",
+          );
         }
         for (const e of batch) e.done(undefined);
         return;

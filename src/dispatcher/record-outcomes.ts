@@ -61,7 +61,11 @@ const RECORD = `
   SELECT id, status::text FROM updated`;
 
 /** Records outcomes; returns those that changed their delivery (the others lost their lease or were cancelled). */
-export async function recordOutcomes(pool: pg.Pool, owner: string, outcomes: readonly Outcome[]): Promise<{ id: string; status: RecordedStatus }[]> {
+export async function recordOutcomes(
+  pool: pg.Pool,
+  owner: string,
+  outcomes: readonly Outcome[],
+): Promise<{ id: string; status: RecordedStatus }[]> {
   if (outcomes.length === 0) return [];
   const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
   const { rows } = await pool.query<{ id: string; status: RecordedStatus }>({

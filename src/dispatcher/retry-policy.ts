@@ -34,10 +34,7 @@ export type AttemptError = "timeout" | "connection" | "forbidden_target" | "secr
 export type AttemptResult = { statusCode: number; error?: undefined } | { statusCode?: undefined; error: AttemptError };
 
 export type DeliveryOutcome =
-  | { kind: "delivered" }
-  | { kind: "dropped" }
-  | { kind: "retry"; nextAttemptAt: Date }
-  | { kind: "failed" };
+  { kind: "delivered" } | { kind: "dropped" } | { kind: "retry"; nextAttemptAt: Date } | { kind: "failed" };
 
 export function decideOutcome(
   input: AttemptResult & { firstAttemptAt: Date; now: Date; windowMs: number; nextDelayMs: number },

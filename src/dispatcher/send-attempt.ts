@@ -26,7 +26,11 @@ function hasCode(err: unknown, code: string): boolean {
 
 function describe(err: unknown): string {
   const parts: string[] = [];
-  for (let e = err as { message?: unknown; cause?: unknown } | undefined; e && parts.length < 3; e = e.cause as typeof e) {
+  for (
+    let e = err as { message?: unknown; cause?: unknown } | undefined;
+    e && parts.length < 3;
+    e = e.cause as typeof e
+  ) {
     if (typeof e.message === "string" && e.message && !parts.includes(e.message)) parts.push(e.message);
   }
   return parts.join(": ").slice(0, 500) || "unknown error";
@@ -51,7 +55,13 @@ export async function sendAttempt({
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await request(url, { method: "POST", headers: delivery.headers, body: delivery.body, dispatcher, signal: timeout.signal });
+    const res = await request(url, {
+      method: "POST",
+      headers: delivery.headers,
+      body: delivery.body,
+      dispatcher,
+      signal: timeout.signal,
+    });
     // The status decides the outcome; the answer's body is read only to free the connection.
     await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
     return { statusCode: res.statusCode, durationMs: elapsed() };

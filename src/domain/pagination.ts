@@ -55,7 +55,10 @@ export function decodeCursor(cursor: string): CursorKey {
     const date = new Date(String(createdAt));
     // Only what encodeCursor writes: an exact ISO round trip (rules out dates Postgres cannot hold).
     const issued =
-      !Number.isNaN(date.getTime()) && date.getUTCFullYear() >= 1 && /^\d{4}-/.test(String(createdAt)) && date.toISOString() === createdAt;
+      !Number.isNaN(date.getTime()) &&
+      date.getUTCFullYear() >= 1 &&
+      /^\d{4}-/.test(String(createdAt)) &&
+      date.toISOString() === createdAt;
     if (typeof createdAt === "string" && typeof id === "string" && isId(id) && issued) {
       return { createdAt: date, id };
     }
@@ -79,7 +82,10 @@ export async function findPage<T extends CursorKey>(
   page: PageRequest,
   find: (args: { where: object; orderBy: typeof newestFirst; take: number }) => Promise<T[]>,
 ): Promise<Page<T>> {
-  return toPage(await find({ where: afterCursor(page.cursor), orderBy: newestFirst, take: page.limit + 1 }), page.limit);
+  return toPage(
+    await find({ where: afterCursor(page.cursor), orderBy: newestFirst, take: page.limit + 1 }),
+    page.limit,
+  );
 }
 
 /** A page whose next cursor is encoded when read: a dashboard shows many pages and reads none. */

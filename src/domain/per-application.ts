@@ -59,7 +59,9 @@ const ALWAYS = ["id", "applicationId", "createdAt"];
  * title and a severity thus never carries 20,000-character descriptions.
  */
 export function projection(columns: Readonly<Record<string, string>>, fields?: readonly string[]): string {
-  const wanted = fields ? Object.keys(columns).filter((f) => ALWAYS.includes(f) || fields.includes(f)) : Object.keys(columns);
+  const wanted = fields
+    ? Object.keys(columns).filter((f) => ALWAYS.includes(f) || fields.includes(f))
+    : Object.keys(columns);
   return wanted.map((f) => `${columns[f]} AS "${f}"`).join(", ");
 }
 

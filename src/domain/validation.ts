@@ -50,7 +50,8 @@ export function unsafeInput(
   const containers: unknown[] = []; // holder, key, depth
   const pathTo = (holder: number, key: PropertyKey): string => {
     const keys: PropertyKey[] = [];
-    for (let h = holder, k = key; h !== -1; k = containers[3 * h + 1] as PropertyKey, h = containers[3 * h] as number) keys.push(k);
+    for (let h = holder, k = key; h !== -1; k = containers[3 * h + 1] as PropertyKey, h = containers[3 * h] as number)
+      keys.push(k);
     return pathOf([...at, ...keys.reverse()]);
   };
   while (stack.length > 0) {
@@ -64,7 +65,8 @@ export function unsafeInput(
     }
     if (typeof current !== "object" || current === null) continue;
     const depth = holder === -1 ? at.length : (containers[3 * holder + 2] as number) + 1;
-    if (depth >= MAX_INPUT_DEPTH) return { path: pathTo(holder, key), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
+    if (depth >= MAX_INPUT_DEPTH)
+      return { path: pathTo(holder, key), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` };
     const self = containers.push(holder, key, depth) / 3 - 1;
     // Children in reverse, so that they are visited in the document's order.
     if (Array.isArray(current)) {

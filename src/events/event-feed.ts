@@ -35,7 +35,9 @@ export function createEventFeed(deps: {
     head: () => readHead(deps.pool),
     after: (position) => readLog(deps.pool, { after: position, limit: PAGE, scanLimit: PAGE }),
   };
-  const source = deps.redis ? redisEventSource(deps.redis.url, deps.log) : postgresEventSource({ databaseUrl: deps.databaseUrl, log: deps.log, health: deps.health });
+  const source = deps.redis
+    ? redisEventSource(deps.redis.url, deps.log)
+    : postgresEventSource({ databaseUrl: deps.databaseUrl, log: deps.log, health: deps.health });
   const bus = createEventBus({ source, log: reader, logger: deps.log, health: deps.health });
   const redis = deps.redis?.client;
   return {
@@ -44,7 +46,10 @@ export function createEventFeed(deps: {
       bus.offer(events);
       // The other instances hear of them through Redis; if it is away they read them from the log
       // when it is back (db/redis.ts logs the outage once).
-      if (redis) publishEvents(redis, events).catch((err: unknown) => deps.log.debug({ err }, "could not publish events to Redis"));
+      if (redis)
+        publishEvents(redis, events).catch((err: unknown) =>
+          deps.log.debug({ err }, "could not publish events to Redis"),
+        );
     },
     wantsEvents: () => redis !== undefined || bus.receiving(),
     close: () => bus.close(),

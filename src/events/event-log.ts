@@ -34,7 +34,8 @@ export interface LoggedEventRow {
 export const occurredAtIso = (column: string): string => `${isoTimestampSql(column)} AS occurred_at`;
 
 /** A timestamp(3) column as SQL text, written as `toISOString` writes it. */
-export const isoTimestampSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoTimestampSql = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The row as consumers see it; undefined for a type this version does not know. */
 export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
@@ -57,7 +58,10 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 /** Three bytes (24 bits) as four base64url characters. */
 const base64urlOf24 = (bits: number): string =>
-  BASE64URL[(bits >>> 18) & 63]! + BASE64URL[(bits >>> 12) & 63]! + BASE64URL[(bits >>> 6) & 63]! + BASE64URL[bits & 63]!;
+  BASE64URL[(bits >>> 18) & 63]! +
+  BASE64URL[(bits >>> 12) & 63]! +
+  BASE64URL[(bits >>> 6) & 63]! +
+  BASE64URL[bits & 63]!;
 
 /**
  * The cursor of a position: its nine bytes taken three at a time, by arithmetic rather than through a
@@ -67,7 +71,11 @@ export function encodeEventCursor(position: number): string {
   if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`not a log position: ${position}`);
   const high = Math.floor(position / 2 ** 32); // under 2^21
   const low = position >>> 0;
-  return base64urlOf24((CURSOR_VERSION << 16) | (high >>> 16)) + base64urlOf24(((high & 0xffff) << 8) | (low >>> 24)) + base64urlOf24(low & 0xffffff);
+  return (
+    base64urlOf24((CURSOR_VERSION << 16) | (high >>> 16)) +
+    base64urlOf24(((high & 0xffff) << 8) | (low >>> 24)) +
+    base64urlOf24(low & 0xffffff)
+  );
 }
 
 /** `encodeEventCursor` in SQL, for a bigint position expression. */
@@ -111,7 +119,8 @@ export interface LogPage<Events = LoggedEvent[]> {
 // the filters need; the events' data is read for the matches alone. The marks are scalar subqueries:
 // a join of the one-row tables, estimated before they are analyzed at thousands of rows each, made
 // the plan costly enough for Postgres to JIT-compile it, a second per read.
-const MARKS = "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
+const MARKS =
+  "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
 
 /** `, n`: a page's events numbered from 1 in log order, which the rendered reads group by (`alias` their row). */
 const numbering = (alias: string) => `, row_number() OVER (ORDER BY ${alias}.position) AS n`;
@@ -172,7 +181,12 @@ const PARSED_LOG: LogStatements = {
 };
 
 /** Only the filtered statement says what it scanned: the unfiltered one scans its page. */
-type ReadRow = Partial<LoggedEventRow> & { head: string; pruned_through: string; scanned?: string; scanned_through?: string | null };
+type ReadRow = Partial<LoggedEventRow> & {
+  head: string;
+  pruned_through: string;
+  scanned?: string;
+  scanned_through?: string | null;
+};
 
 /** A page of the log after `read.after` (within what retention keeps). */
 export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
@@ -202,7 +216,10 @@ const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read
  */
 function statementOf(read: LogRead, statements: LogStatements, more: unknown[] = []): pg.QueryConfig {
   if (!isFiltered(read)) return { ...statements.unfiltered, values: [read.after ?? 0, read.limit, ...more] };
-  return { ...statements.filtered, values: [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit, ...more] };
+  return {
+    ...statements.filtered,
+    values: [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit, ...more],
+  };
 }
 
 /** What a page's statement counted, as Postgres sends it (bigints as text). */
@@ -223,7 +240,11 @@ function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "ev
   const full = Number(counts.matched) === read.limit;
   // A full page ends at its last event; else the read went as far as it scanned, or to the head.
   const atHead = !full && Number(counts.scanned ?? counts.matched) < scanLimitOf(read);
-  const readThrough = full ? Number(counts.lastMatched) : atHead ? Math.max(head, read.after ?? 0) : Number(counts.scannedThrough);
+  const readThrough = full
+    ? Number(counts.lastMatched)
+    : atHead
+      ? Math.max(head, read.after ?? 0)
+      : Number(counts.scannedThrough);
   return { readThrough, atHead, head, prunedThrough: Number(counts.prunedThrough) };
 }
 
@@ -247,10 +268,14 @@ export function renderedLog(name: string, render: (e: string) => string): LogSta
   const page = (e: string, known: string) =>
     `sum(count(${e}.position)) OVER () AS matched, max(max(${e}.position)) OVER () AS last_matched,
      string_agg(${render(e)}, ',' ORDER BY ${e}.position) FILTER (WHERE ${e}.type = ANY (${known}::text[])) AS events`;
-  const inRows = (n: string) => `GROUP BY m.head, m.pruned_through, (${n} - 1) / ${RENDERED_ROW_EVENTS}\n   ORDER BY (${n} - 1) / ${RENDERED_ROW_EVENTS}`;
+  const inRows = (n: string) =>
+    `GROUP BY m.head, m.pruned_through, (${n} - 1) / ${RENDERED_ROW_EVENTS}\n   ORDER BY (${n} - 1) / ${RENDERED_ROW_EVENTS}`;
   return {
     filtered: { name: `${name}-read-event-log`, text: `${READ_FILTERED(page("e", "$6"), true)}\n   ${inRows("x.n")}` },
-    unfiltered: { name: `${name}-read-event-log-unfiltered`, text: `${READ_UNFILTERED(page("p", "$3"), true)}\n   ${inRows("p.n")}` },
+    unfiltered: {
+      name: `${name}-read-event-log-unfiltered`,
+      text: `${READ_UNFILTERED(page("p", "$3"), true)}\n   ${inRows("p.n")}`,
+    },
   };
 }
 
@@ -268,7 +293,11 @@ interface RenderedRow {
  * A page of the log after `read.after`, its events (of the types this version knows) as a JSON array
  * in pieces, to be written one after the other: joined, they would make one large string again.
  */
-export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: LogStatements): Promise<LogPage<string[]>> {
+export async function readRenderedLog(
+  pool: pg.Pool,
+  read: LogRead,
+  statements: LogStatements,
+): Promise<LogPage<string[]>> {
   // The types this version knows come after the read's own parameters ($6, $3).
   const { rows } = await pool.query<RenderedRow>(statementOf(read, statements, [EVENT_TYPES]));
   const row = rows[0]!;
@@ -281,7 +310,10 @@ export async function readRenderedLog(pool: pg.Pool, read: LogRead, statements: 
     scannedThrough: row.scanned_through ?? null,
   });
   const items = rows.flatMap((r) => (r.events === null ? [] : [r.events]));
-  const pieces = items.length === 0 ? ["[]"] : items.map((item, i) => `${i === 0 ? "[" : ","}${item}${i === items.length - 1 ? "]" : ""}`);
+  const pieces =
+    items.length === 0
+      ? ["[]"]
+      : items.map((item, i) => `${i === 0 ? "[" : ","}${item}${i === items.length - 1 ? "]" : ""}`);
   return { events: pieces, ...bounds };
 }
 

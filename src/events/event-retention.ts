@@ -83,7 +83,10 @@ export function createEventRetention(deps: {
   async function runOnce(): Promise<number> {
     let deleted = (await deps.pool.query(SWEEP, [batchSize])).rowCount ?? 0;
     for (;;) {
-      const { rows } = await deps.pool.query<{ expired: string; deleted: string }>(ADVANCE, [batchSize, deps.retentionDays]);
+      const { rows } = await deps.pool.query<{ expired: string; deleted: string }>(ADVANCE, [
+        batchSize,
+        deps.retentionDays,
+      ]);
       deleted += Number(rows[0]!.deleted);
       if (Number(rows[0]!.expired) < batchSize || stopping) return deleted;
       await delay(PAUSE_MS);

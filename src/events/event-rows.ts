@@ -20,4 +20,10 @@ export interface EventRow {
 }
 
 export const eventRows = (events: readonly NewEvent[]): EventRow[] =>
-  events.map((e) => ({ id: newId(), type: e.type, applicationId: e.applicationId ?? null, data: e.data, occurredAt: (e.occurredAt ?? new Date()).toISOString() }));
+  events.map((e) => ({
+    id: newId(),
+    type: e.type,
+    applicationId: e.applicationId ?? null,
+    data: e.data,
+    occurredAt: (e.occurredAt ?? new Date()).toISOString(),
+  }));

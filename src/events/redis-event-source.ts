@@ -63,7 +63,14 @@ export function redisEventSource(redisUrl: string, log: Logger): EventSource {
       }
       // After a reconnection ioredis subscribes again right after "ready"; a PING answered after that
       // SUBSCRIBE took effect, the log is read for whatever was published while nobody listened.
-      client.on("ready", () => setImmediate(() => client.ping().then(() => hooks.grew(), () => {})));
+      client.on("ready", () =>
+        setImmediate(() =>
+          client.ping().then(
+            () => hooks.grew(),
+            () => {},
+          ),
+        ),
+      );
       subscriber = client;
     },
     async stop() {

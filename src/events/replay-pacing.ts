@@ -24,7 +24,10 @@ export const turnAtOnce: ReplayRest = () => new Promise((resolve) => setImmediat
  * One rest for all the replays of an instance, whose live subscribers last got an event at
  * `lastLiveAt()` (performance.now()); `wait` is how it waits (timers, unless a test looks).
  */
-export function restBesideLive(lastLiveAt: () => number, wait: (ms: number) => Promise<void> = (ms) => delay(ms)): ReplayRest {
+export function restBesideLive(
+  lastLiveAt: () => number,
+  wait: (ms: number) => Promise<void> = (ms) => delay(ms),
+): ReplayRest {
   /** When the replays have rested long enough for the slices they have run. */
   let rested = 0;
   return (busyMs) => {

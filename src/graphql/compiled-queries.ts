@@ -9,4 +9,7 @@ import { useGraphQlJit } from "@envelop/graphql-jit";
 import { getOperationAST } from "graphql";
 
 export const compiledQueries = () =>
-  useGraphQlJit({}, { enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== "mutation" });
+  useGraphQlJit(
+    {},
+    { enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation !== "mutation" },
+  );

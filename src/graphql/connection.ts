@@ -79,7 +79,10 @@ export function plainConnection(type: Parameters<typeof builder.connectionObject
 }
 
 /** A Relay connection type (`<Name>Connection`, `<Name>Edge`) with a lazily counted totalCount. */
-export function countedConnection<T extends object>(type: Parameters<typeof builder.connectionObject>[0]["type"], name: string) {
+export function countedConnection<T extends object>(
+  type: Parameters<typeof builder.connectionObject>[0]["type"],
+  name: string,
+) {
   return builder.connectionObject(
     {
       type,

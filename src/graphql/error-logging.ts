@@ -18,7 +18,10 @@ export function errorLoggingPlugin(log: Logger, health?: Pick<DatabaseHealth, "f
   return useErrorHandler(({ errors, context }) => {
     for (const error of errors) {
       if (!isUnexpected(error) || health?.failed(causeOf(error))) continue;
-      loggerOf(context, log).error({ err: causeOf(error), path: (error as { path?: unknown }).path }, "unexpected GraphQL error");
+      loggerOf(context, log).error(
+        { err: causeOf(error), path: (error as { path?: unknown }).path },
+        "unexpected GraphQL error",
+      );
     }
   });
 }

@@ -59,7 +59,8 @@ export function unavailableError(base?: GraphQLError): GraphQLError {
 /** Yoga's maskError: domain errors keep their message and code, the rest becomes "Unexpected error." */
 export function maskError(error: unknown, message: string): Error {
   const cause = causeOf(error);
-  if (cause instanceof DomainError) return domainErrorToGraphQL(cause, error instanceof GraphQLError ? error : undefined);
+  if (cause instanceof DomainError)
+    return domainErrorToGraphQL(cause, error instanceof GraphQLError ? error : undefined);
   if (isConnectionError(cause)) return unavailableError(error instanceof GraphQLError ? error : undefined);
   // Never dev mode: even with NODE_ENV=development no message or stack of the cause is shown.
   return yogaMaskError(error, message, false);

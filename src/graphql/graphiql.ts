@@ -64,7 +64,11 @@ function loadFiles(): Promise<Files> {
       style: url(parts.style),
       start: url(parts.start),
       favicon: url(parts.favicon),
-      workers: { editorWorkerService: url(parts.editorWorkerService), json: url(parts.json), graphql: url(parts.graphql) },
+      workers: {
+        editorWorkerService: url(parts.editorWorkerService),
+        json: url(parts.json),
+        graphql: url(parts.graphql),
+      },
     };
   });
   return files;

@@ -26,9 +26,12 @@ export function unparsableParamsAsBadRequest(): Plugin {
           return await parse(request);
         } catch (err) {
           if (err instanceof GraphQLError) throw err;
-          throw createGraphQLError("The GraphQL request parameters could not be parsed (variables, extensions and operations must be JSON)", {
-            extensions: { code: "BAD_REQUEST", http: { status: 400 } },
-          });
+          throw createGraphQLError(
+            "The GraphQL request parameters could not be parsed (variables, extensions and operations must be JSON)",
+            {
+              extensions: { code: "BAD_REQUEST", http: { status: 400 } },
+            },
+          );
         }
       }) as typeof requestParser);
     },
@@ -52,7 +55,13 @@ interface OperationArgs {
 
 /** A plugin that answers `errors` instead of running an operation (query, mutation or subscription) for which `check` finds some. */
 function refusing(check: (args: OperationArgs) => GraphQLError[]): Plugin {
-  const refuse = ({ args, setResultAndStopExecution }: { args: OperationArgs; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+  const refuse = ({
+    args,
+    setResultAndStopExecution,
+  }: {
+    args: OperationArgs;
+    setResultAndStopExecution(result: { errors: GraphQLError[] }): void;
+  }) => {
     const errors = check(args);
     if (errors.length > 0) setResultAndStopExecution({ errors });
   };
@@ -60,7 +69,8 @@ function refusing(check: (args: OperationArgs) => GraphQLError[]): Plugin {
 }
 
 /** Checked before execution starts, so neither variable coercion nor a resolver sees them. */
-export const unsafeVariablesRefused = (): Plugin => refusing((args) => [unsafeVariablesError(args.variableValues)].filter((e) => e !== null));
+export const unsafeVariablesRefused = (): Plugin =>
+  refusing((args) => [unsafeVariablesError(args.variableValues)].filter((e) => e !== null));
 
 /**
  * Variables that do not coerce to their declared types, refused before any executor runs, with
@@ -71,8 +81,15 @@ export const uncoercibleVariablesRefused = (): Plugin =>
   refusing((args) => {
     const operation = getOperationAST(args.document, args.operationName);
     if (!operation) return []; // the executor answers that itself
-    const { errors = [] } = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+    const { errors = [] } = getVariableValues(
+      args.schema,
+      operation.variableDefinitions ?? [],
+      args.variableValues ?? {},
+    );
     return errors.map((error) =>
-      createGraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code: "BAD_USER_INPUT", http: { status: 400 } } }),
+      createGraphQLError(error.message, {
+        nodes: error.nodes,
+        extensions: { ...error.extensions, code: "BAD_USER_INPUT", http: { status: 400 } },
+      }),
     );
   });

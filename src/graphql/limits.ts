@@ -21,7 +21,9 @@ export function isIntrospectionOnly(document: DocumentNode): boolean {
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   return (
     operations.length > 0 &&
-    operations.every((op) => op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(s.name.value)))
+    operations.every((op) =>
+      op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(s.name.value)),
+    )
   );
 }
 
@@ -37,7 +39,12 @@ const asValidationError = { propagateOnRejection: false, onReject: [report] };
 
 export function armorPlugin(production: boolean) {
   return EnvelopArmorPlugin({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, exposeLimits: true, propagateOnRejection: false, onReject: [reportUnlessIntrospection] },
+    maxDepth: {
+      n: GRAPHQL_LIMITS.maxDepth,
+      exposeLimits: true,
+      propagateOnRejection: false,
+      onReject: [reportUnlessIntrospection],
+    },
     costLimit: {
       maxCost: GRAPHQL_LIMITS.maxCost,
       objectCost: 2,

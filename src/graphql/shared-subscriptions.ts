@@ -41,7 +41,8 @@ class Hub {
   /** A subscriber taking the results of events after position `after`. */
   join(after = -Infinity): Subscriber {
     const subscriber = new Subscriber((s) => this.leave(s), after);
-    if (this.closed) subscriber.end(); // its source has ended: nothing more will come
+    if (this.closed)
+      subscriber.end(); // its source has ended: nothing more will come
     else this.subscribers.add(subscriber);
     return subscriber;
   }
@@ -117,7 +118,10 @@ class Subscriber implements AsyncIterableIterator<Result> {
   next(): Promise<IteratorResult<Result>> {
     const queued = this.queue.shift();
     if (queued) return Promise.resolve({ value: queued, done: false });
-    if (this.done) return this.error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(this.takeError());
+    if (this.done)
+      return this.error === undefined
+        ? Promise.resolve({ value: undefined, done: true })
+        : Promise.reject(this.takeError());
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
       this.failWaiting = reject;
@@ -182,7 +186,8 @@ class Resumed implements AsyncIterableIterator<Result> {
   }
 
   private streamError(err: unknown): GraphQLError {
-    if (isUnexpected(err) && !isConnectionError(err)) this.context.service.log.error({ err }, "replaying events failed");
+    if (isUnexpected(err) && !isConnectionError(err))
+      this.context.service.log.error({ err }, "replaying events failed");
     const masked = maskError(err, "Unexpected error.") as GraphQLError;
     // An HTTP status means nothing inside a stream.
     const { http: _, ...extensions } = masked.extensions ?? {};
@@ -206,7 +211,10 @@ function tagged(source: AsyncIterableIterator<Result>, mode: EventStreamMode): A
 }
 
 /** The subscription field's `after` argument: the variable that carries it, or its literal value. */
-function afterArgument(document: DocumentNode, operationName: string | null | undefined): { variable?: string; value?: string } {
+function afterArgument(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): { variable?: string; value?: string } {
   const field = getOperationAST(document, operationName)?.selectionSet.selections[0];
   const after = field?.kind === Kind.FIELD ? field.arguments?.find((arg) => arg.name.value === "after") : undefined;
   if (after?.value.kind === Kind.VARIABLE) return { variable: after.value.name.value };
@@ -222,7 +230,12 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
 
-  const keyOf = (document: DocumentNode, operationName: string | null | undefined, variables: unknown, context: GraphQLContext) => {
+  const keyOf = (
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: unknown,
+    context: GraphQLContext,
+  ) => {
     let id = documentIds.get(document);
     if (id === undefined) documentIds.set(document, (id = nextDocumentId++));
     const scopes = [...(context.actor?.scopes ?? [])].sort().join(" ");
@@ -236,16 +249,24 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
       const variables = { ...(args.variableValues as Record<string, unknown> | undefined) };
       const fromVariable = argument.variable === undefined ? undefined : variables[argument.variable];
       if (argument.variable !== undefined) delete variables[argument.variable];
-      const after = argument.value ?? (typeof fromVariable === "string" ? fromVariable : undefined) ?? (context.lastEventId || undefined);
+      const after =
+        argument.value ??
+        (typeof fromVariable === "string" ? fromVariable : undefined) ??
+        (context.lastEventId || undefined);
       const key = keyOf(args.document, args.operationName, variables, context);
 
       /** Executes with a mode of its own; its results carry their events' positions. */
       const execute = async (mode: EventStreamMode): Promise<SubscribeResult> => {
-        const result = (await subscribeFn({ ...args, contextValue: { ...context, eventStream: mode } })) as SubscribeResult;
+        const result = (await subscribeFn({
+          ...args,
+          contextValue: { ...context, eventStream: mode },
+        })) as SubscribeResult;
         return isAsyncIterable(result) ? tagged(result, mode) : result;
       };
       const start = (): Promise<Hub | Result> => {
-        const starting: Promise<Hub | Result> = execute({ handed: [] }).then((result) => (isAsyncIterable(result) ? new Hub(result, forget) : result));
+        const starting: Promise<Hub | Result> = execute({ handed: [] }).then((result) =>
+          isAsyncIterable(result) ? new Hub(result, forget) : result,
+        );
         // Only a running hub is kept for the next caller: not what was refused or failed to start.
         const forget = () => hubs.get(key) === starting && hubs.delete(key);
         void starting.then((h) => h instanceof Hub || forget(), forget);

@@ -23,7 +23,10 @@ function stringify(result: ExecutionResult): string {
   return JSON.stringify({ ...result, errors });
 }
 
-function sseResponse(results: AsyncIterable<Tagged>, fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response }): Response {
+function sseResponse(
+  results: AsyncIterable<Tagged>,
+  fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response },
+): Response {
   const encoder = new TextEncoder();
   const iterator = results[Symbol.asyncIterator]();
   let ping: NodeJS.Timeout | undefined;
@@ -68,7 +71,10 @@ export function sseWithEventIds(): Plugin<GraphQLContext> {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
       if (!isAsyncIterable(result) || !(request.headers.get("accept") ?? "").includes("text/event-stream")) return;
-      setResultProcessor((results, fetchAPI) => sseResponse(results as AsyncIterable<Tagged>, fetchAPI as never), "text/event-stream");
+      setResultProcessor(
+        (results, fetchAPI) => sseResponse(results as AsyncIterable<Tagged>, fetchAPI as never),
+        "text/event-stream",
+      );
     },
   };
 }

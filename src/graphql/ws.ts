@@ -65,7 +65,10 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): Graph
           return false; // → 4403 Forbidden
         }
         const socket = ctx.extra.socket;
-        socket.once("close", onTokenExpiry(state.actor.exp, () => socket.close(CloseCode.Forbidden, "Token expired")));
+        socket.once(
+          "close",
+          onTokenExpiry(state.actor.exp, () => socket.close(CloseCode.Forbidden, "Token expired")),
+        );
         return true;
       },
       execute: (args) => (args.rootValue as Enveloped).execute(args),
@@ -73,7 +76,8 @@ export function attachGraphqlWs(server: http.Server, deps: GraphqlWsDeps): Graph
       onSubscribe: async (ctx, _id, payload) => {
         const actor = states.get(ctx.extra.socket)?.actor;
         // graphql-ws runs onSubscribe only after onConnect accepted the socket, which set the actor.
-        if (!actor) return [new GraphQLError("A valid bearer token is required", { extensions: { code: "UNAUTHENTICATED" } })];
+        if (!actor)
+          return [new GraphQLError("A valid bearer token is required", { extensions: { code: "UNAUTHENTICATED" } })];
         const enveloped = deps.yoga.getEnveloped({ actor, service: deps.serviceContext(actor) });
         let document;
         try {

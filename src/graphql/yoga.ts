@@ -40,7 +40,12 @@ export interface GraphQLServerContext {
 
 export type GraphQLYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
-export function createGraphqlServer(deps: { production: boolean; events: EventBus; log: Logger; health?: DatabaseHealth }): GraphQLYoga {
+export function createGraphqlServer(deps: {
+  production: boolean;
+  events: EventBus;
+  log: Logger;
+  health?: DatabaseHealth;
+}): GraphQLYoga {
   const replayRest = restBesideLive(deps.events.lastDeliveredAt);
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
@@ -80,7 +85,8 @@ export function createGraphqlServer(deps: { production: boolean; events: EventBu
 }
 
 /** GraphiQL is a page the browser loads without a token; the operations it sends need one. */
-const wantsGraphiQL = (ctx: Koa.Context) => ctx.method === "GET" && ctx.get("Accept").includes("text/html") && !ctx.query.query;
+const wantsGraphiQL = (ctx: Koa.Context) =>
+  ctx.method === "GET" && ctx.get("Accept").includes("text/html") && !ctx.query.query;
 
 // Connection management belongs to Node's server, which honours the client's `Connection: close`;
 // Yoga's streaming answers say `Connection: keep-alive`, which copied over would keep it open.
@@ -112,7 +118,12 @@ export function graphqlMiddleware(
       ctx.set("WWW-Authenticate", authError ? wwwAuthenticate(authError) : "Bearer");
       ctx.type = "application/graphql-response+json";
       ctx.body = {
-        errors: [{ message: authError?.message ?? "A valid bearer token is required", extensions: { code: "UNAUTHENTICATED" } }],
+        errors: [
+          {
+            message: authError?.message ?? "A valid bearer token is required",
+            extensions: { code: "UNAUTHENTICATED" },
+          },
+        ],
       };
       return;
     }
@@ -121,7 +132,9 @@ export function graphqlMiddleware(
       ctx.status = 503;
       ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
       ctx.type = "application/graphql-response+json";
-      ctx.body = { errors: [{ message: "The database cannot be reached; try again shortly", extensions: { code: "UNAVAILABLE" } }] };
+      ctx.body = {
+        errors: [{ message: "The database cannot be reached; try again shortly", extensions: { code: "UNAVAILABLE" } }],
+      };
       return;
     }
     // Read here so the REST body ceiling (1 MiB, chunked or not) holds; the query itself is

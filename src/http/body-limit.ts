@@ -54,7 +54,12 @@ function drain(req: IncomingMessage, meter: BodyMeter, max: number): Promise<voi
  * The 413 for a body over `limit` bytes, once what follows was drained. A body announced longer
  * than twice the limit is not waited for: the client cannot be spared an error then.
  */
-export async function payloadTooLarge(req: IncomingMessage, meter: BodyMeter, limit: number, detail: string): Promise<HttpProblem> {
+export async function payloadTooLarge(
+  req: IncomingMessage,
+  meter: BodyMeter,
+  limit: number,
+  detail: string,
+): Promise<HttpProblem> {
   const announced = Number(req.headers["content-length"] ?? Number.NaN);
   if (!req.complete && !(announced > 2 * limit)) await drain(req, meter, 2 * limit);
   return httpProblem("payload_too_large", detail, { Connection: "close" });

@@ -13,10 +13,18 @@ function answerFor(code: string | undefined): { status: number; reason: string; 
       return {
         status: 431,
         reason: "Request Header Fields Too Large",
-        body: { ...problem("payload_too_large", "The request line and headers are larger than 16 KiB"), status: 431, title: "Request header fields too large" },
+        body: {
+          ...problem("payload_too_large", "The request line and headers are larger than 16 KiB"),
+          status: 431,
+          title: "Request header fields too large",
+        },
       };
     default:
-      return { status: 400, reason: "Bad Request", body: problem("validation_failed", "The request is not valid HTTP/1.1 and could not be read") };
+      return {
+        status: 400,
+        reason: "Bad Request",
+        body: problem("validation_failed", "The request is not valid HTTP/1.1 and could not be read"),
+      };
   }
 }
 

@@ -50,14 +50,17 @@ export function loadConsole(dir = CONSOLE_DIR): LoadedConsole | undefined {
     return undefined;
   }
   const assets = new Map(
-    manifest.assets.map((a) => [a.name, { type: a.type, ...readEncoded(`${dir}assets/${a.name}`, a.encodings) }] as const),
+    manifest.assets.map(
+      (a) => [a.name, { type: a.type, ...readEncoded(`${dir}assets/${a.name}`, a.encodings) }] as const,
+    ),
   );
   const index = readEncoded(`${dir}${manifest.index}`, []);
   const etag = `"${createHash("sha256").update(index.identity).digest("base64url").slice(0, 27)}"`;
   return { index: { ...index, type: "text/html; charset=utf-8", etag }, assets };
 }
 
-const isConsolePage = (path: string) => path === "/" || path === "/console" || (path.startsWith("/console/") && !path.startsWith(ASSET_PREFIX));
+const isConsolePage = (path: string) =>
+  path === "/" || path === "/console" || (path.startsWith("/console/") && !path.startsWith(ASSET_PREFIX));
 
 function send(ctx: Koa.Context, asset: Asset) {
   ctx.vary("Accept-Encoding");

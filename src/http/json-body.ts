@@ -16,12 +16,18 @@ export function hasBody(ctx: Koa.Context): boolean {
 export async function readBodyText(ctx: Koa.Context): Promise<string> {
   const meter = meterBody(ctx.req);
   try {
-    return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8", length: ctx.get("Content-Length") || undefined });
+    return await getRawBody(ctx.req, {
+      limit: MAX_BODY_BYTES,
+      encoding: "utf8",
+      length: ctx.get("Content-Length") || undefined,
+    });
   } catch (err) {
     const type = (err as { type?: string }).type;
     // The rest of the body is not read whole, so the connection cannot carry another request.
-    if (type === "entity.too.large") throw await payloadTooLarge(ctx.req, meter, MAX_BODY_BYTES, "Request body exceeds 1 MiB");
-    if (type === "request.size.invalid") throw httpProblem("malformed_json", "Request body length does not match Content-Length");
+    if (type === "entity.too.large")
+      throw await payloadTooLarge(ctx.req, meter, MAX_BODY_BYTES, "Request body exceeds 1 MiB");
+    if (type === "request.size.invalid")
+      throw httpProblem("malformed_json", "Request body length does not match Content-Length");
     throw httpProblem("malformed_json", "Request body could not be read");
   }
 }

@@ -15,12 +15,19 @@ export const pageRequestOf = (ctx: Koa.Context): PageRequest =>
 /** A query parameter that may appear once; repeated, it is a validation error. */
 export function singleQuery(ctx: Koa.Context, name: string): string | undefined {
   const value = ctx.query[name];
-  if (Array.isArray(value)) throw invalid("Invalid query parameters", [{ path: name, message: "Give it at most once" }]);
+  if (Array.isArray(value))
+    throw invalid("Invalid query parameters", [{ path: name, message: "Give it at most once" }]);
   return value;
 }
 
 /** `cursorParam`: the query parameter the next page's cursor goes in (`after` for the event log). */
-export function sendPage<T, V>(ctx: Koa.Context, page: Page<T>, limit: number, view: (item: T) => V, cursorParam = "cursor"): void {
+export function sendPage<T, V>(
+  ctx: Koa.Context,
+  page: Page<T>,
+  limit: number,
+  view: (item: T) => V,
+  cursorParam = "cursor",
+): void {
   linkNextPage(ctx, page.nextCursor, limit, cursorParam);
   ctx.body = page.items.map(view);
 }
@@ -31,7 +38,13 @@ export function sendPage<T, V>(ctx: Koa.Context, page: Page<T>, limit: number, v
  * made V8 start a mark-compact every 30 pages or so, none when the strings are written
  * (bench/README.md). Koa then leaves the response alone (`respond = false`), so this comes last.
  */
-export function sendJsonArray(ctx: Koa.Context, nextCursor: string | null, limit: number, json: readonly string[], cursorParam = "cursor"): void {
+export function sendJsonArray(
+  ctx: Koa.Context,
+  nextCursor: string | null,
+  limit: number,
+  json: readonly string[],
+  cursorParam = "cursor",
+): void {
   linkNextPage(ctx, nextCursor, limit, cursorParam);
   ctx.status = 200;
   ctx.type = "application/json";

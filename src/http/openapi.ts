@@ -37,14 +37,28 @@ const problemSchema = {
     code: {
       type: "string",
       enum: [
-        "validation_failed", "malformed_json", "unauthorized", "forbidden", "not_found", "conflict",
-        "method_not_allowed", "payload_too_large", "unsupported_media_type", "rate_limited", "internal",
-        "cursor_expired", "unavailable",
+        "validation_failed",
+        "malformed_json",
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "conflict",
+        "method_not_allowed",
+        "payload_too_large",
+        "unsupported_media_type",
+        "rate_limited",
+        "internal",
+        "cursor_expired",
+        "unavailable",
       ],
     },
     errors: {
       type: "array",
-      items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        required: ["path", "message"],
+        properties: { path: { type: "string" }, message: { type: "string" } },
+      },
     },
   },
 };
@@ -65,7 +79,12 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
   const components: Record<string, JsonSchema> = { Problem: problemSchema };
   // Named schemas (zod .meta({ id })) become components; everything else is inlined.
   const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
-    const generated = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any", override: withoutNoise });
+    const generated = z.toJSONSchema(schema, {
+      io,
+      target: "draft-2020-12",
+      unrepresentable: "any",
+      override: withoutNoise,
+    });
     const relinked = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'));
     const { $defs, $schema: _, ...rest } = relinked as JsonSchema & { $defs?: Record<string, JsonSchema> };
     Object.assign(components, $defs);
@@ -75,7 +94,10 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1], in: "path", required: true, schema: { type: "string" },
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
     }));
     const queryParams = Object.entries(r.query?.shape ?? {}).map(([name, schema]) => ({
       name,
@@ -98,7 +120,9 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       },
     };
     if (r.success.orNoContent) responses[204] = { description: r.success.orNoContent };
-    const errorStatuses = [...new Set([...r.errors, ...EVERY_ROUTE_ERRORS, ...(r.public ? [] : STANDARD_ERRORS)])].sort();
+    const errorStatuses = [
+      ...new Set([...r.errors, ...EVERY_ROUTE_ERRORS, ...(r.public ? [] : STANDARD_ERRORS)]),
+    ].sort();
     for (const status of errorStatuses) {
       responses[status] = {
         description: ERROR_DESCRIPTIONS[status] ?? "Error",
@@ -111,12 +135,18 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       ...(r.description && { description: r.description }),
       tags: [r.tag],
       // Alternatives are separate requirements: any one of them is enough.
-      security: r.public ? [] : r.anyScope ? r.anyScope.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: r.scope ? [r.scope] : [] }],
+      security: r.public
+        ? []
+        : r.anyScope
+          ? r.anyScope.map((scope) => ({ bearerAuth: [scope] }))
+          : [{ bearerAuth: r.scope ? [r.scope] : [] }],
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
         requestBody: {
           required: !r.bodyOptional,
-          content: Object.fromEntries((r.bodyMediaTypes ?? ["application/json"]).map((type) => [type, { schema: toSchema(r.body!, "input") }])),
+          content: Object.fromEntries(
+            (r.bodyMediaTypes ?? ["application/json"]).map((type) => [type, { schema: toSchema(r.body!, "input") }]),
+          ),
         },
       }),
       responses,

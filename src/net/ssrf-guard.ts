@@ -163,14 +163,18 @@ export type ResolveAll = (
  * A `lookup` for `net.connect` / `tls.connect` (undici: `new Agent({ connect: { lookup } })`) that
  * fails with a ForbiddenTargetError (code ESSRF) if the policy refuses ANY address the name resolves to.
  */
-export function createGuardedLookup({ resolveAll = dnsLookup, ...policy }: TargetPolicy & { resolveAll?: ResolveAll }): LookupFunction {
+export function createGuardedLookup({
+  resolveAll = dnsLookup,
+  ...policy
+}: TargetPolicy & { resolveAll?: ResolveAll }): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const refused = addresses.find((a) => isRefusedTarget(policy, hostname, a.address));
       if (refused) return callback(new ForbiddenTargetError(hostname, refused.address), []);
       const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`No address found for ${hostname}`), { code: "ENOTFOUND" }), []);
+      if (!first)
+        return callback(Object.assign(new Error(`No address found for ${hostname}`), { code: "ENOTFOUND" }), []);
       if (options.all) return callback(null, addresses);
       callback(null, first.address, first.family);
     });

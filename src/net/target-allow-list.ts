@@ -19,7 +19,10 @@ export class TargetAllowList {
    * networks. Throws an Error naming the first entry that is none of these.
    */
   static parse(text: string): TargetAllowList {
-    const entries = text.split(",").map((entry) => entry.trim()).filter(Boolean);
+    const entries = text
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     const hosts: string[] = [];
     const networks = new BlockList();
     for (const entry of entries) {

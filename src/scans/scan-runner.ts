@@ -12,7 +12,14 @@ import type { Db } from "../db/client.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import { listen, type Listening } from "../db/listen.ts";
 import { expireAgentLeases } from "../domain/scans/agent-leases.ts";
-import { claimScans, completeScan, failOverdueExternalScans, failScan, releaseLeases, renewLease } from "../domain/scans/scan-lifecycle.ts";
+import {
+  claimScans,
+  completeScan,
+  failOverdueExternalScans,
+  failScan,
+  releaseLeases,
+  renewLease,
+} from "../domain/scans/scan-lifecycle.ts";
 import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scans.service.ts";
 import type { Scan } from "../generated/prisma/client.ts";
 import type { Logger } from "../log.ts";

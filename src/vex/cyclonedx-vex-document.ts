@@ -33,7 +33,9 @@ interface Bom {
 }
 
 export const isCycloneDx = (document: unknown): boolean =>
-  typeof document === "object" && document !== null && (document as Record<string, unknown>)["bomFormat"] === "CycloneDX";
+  typeof document === "object" &&
+  document !== null &&
+  (document as Record<string, unknown>)["bomFormat"] === "CycloneDX";
 
 /** A BOM-Link (`urn:cdx:<serial>/<version>#<bom-ref>`) points into another BOM: its bom-ref is often the package URL. */
 const BOM_LINK = /^urn:cdx:[^#]+#(.+)$/;
@@ -43,7 +45,11 @@ const BOM_LINK = /^urn:cdx:[^#]+#(.+)$/;
  * package URL itself (also as a BOM-Link's bom-ref). "subject": the BOM's own subject, i.e. the
  * application as a whole.
  */
-function affected(ref: string, components: Map<string, Component>, subject: string | undefined): ProductKey | "subject" | null {
+function affected(
+  ref: string,
+  components: Map<string, Component>,
+  subject: string | undefined,
+): ProductKey | "subject" | null {
   if (subject !== undefined && ref === subject) return "subject";
   const component = components.get(ref);
   if (component) return component.purl ? productKey(component.purl) : null;
@@ -62,7 +68,9 @@ export function readCycloneDxVex(document: unknown): VexReading {
   if (errors.length > 0) throw invalid(`The document is not a valid CycloneDX ${String(version)} BOM`, errors);
   const bom = document as Bom;
   if (!bom.vulnerabilities?.length) {
-    throw invalid("The BOM holds no VEX", [{ path: "/vulnerabilities", message: "A VEX lists vulnerabilities with their analysis" }]);
+    throw invalid("The BOM holds no VEX", [
+      { path: "/vulnerabilities", message: "A VEX lists vulnerabilities with their analysis" },
+    ]);
   }
   const components = componentsByRef(bom);
   const subject = bom.metadata?.component?.["bom-ref"];
@@ -75,16 +83,20 @@ export function readCycloneDxVex(document: unknown): VexReading {
     if (ids.length === 0) return inapplicable.push({ path: `${path}/id`, message: "Names no vulnerability" });
     const analysis = vulnerability.analysis;
     const state = analysis?.state;
-    if (!analysis || !state) return inapplicable.push({ path: `${path}/analysis`, message: "Has no analysis.state: nothing to apply" });
+    if (!analysis || !state)
+      return inapplicable.push({ path: `${path}/analysis`, message: "Has no analysis.state: nothing to apply" });
     const refs = (vulnerability.affects ?? []).map((a) => affected(a.ref, components, subject));
     const products = [...new Set(refs.filter((r): r is ProductKey => r !== null && r !== "subject"))];
     if (refs.length > 0 && products.length === 0 && !refs.includes("subject")) {
       return inapplicable.push({
         path: `${path}/affects`,
-        message: "Names no package by package URL: affected components are matched with the application's packages by package URL",
+        message:
+          "Names no package by package URL: affected components are matched with the application's packages by package URL",
       });
     }
-    const made = Date.parse(analysis.lastUpdated ?? analysis.firstIssued ?? vulnerability.updated ?? vulnerability.published ?? "");
+    const made = Date.parse(
+      analysis.lastUpdated ?? analysis.firstIssued ?? vulnerability.updated ?? vulnerability.published ?? "",
+    );
     statements.push({
       path,
       ids,

@@ -28,7 +28,10 @@ function analysisOf(analysis: Analysis): Record<string, unknown> {
   };
 }
 
-export function toCycloneDxVex(header: ExportHeader, vulnerabilities: readonly DecidedVulnerability[]): Record<string, unknown> {
+export function toCycloneDxVex(
+  header: ExportHeader,
+  vulnerabilities: readonly DecidedVulnerability[],
+): Record<string, unknown> {
   const components = new Map<string, Record<string, unknown>>();
   const entries = new Map<string, Record<string, unknown>>();
   for (const v of vulnerabilities) {
@@ -36,7 +39,13 @@ export function toCycloneDxVex(header: ExportHeader, vulnerabilities: readonly D
     const [id, ...aliases] = v.aliases;
     const purl = v.location && productKey(v.location) ? v.location : null;
     if (purl && !components.has(purl)) {
-      components.set(purl, { type: "library", "bom-ref": purl, name: v.packageName ?? purl, ...(v.packageVersion && { version: v.packageVersion }), purl });
+      components.set(purl, {
+        type: "library",
+        "bom-ref": purl,
+        name: v.packageName ?? purl,
+        ...(v.packageVersion && { version: v.packageVersion }),
+        purl,
+      });
     }
     const entry = {
       id,
@@ -56,7 +65,11 @@ export function toCycloneDxVex(header: ExportHeader, vulnerabilities: readonly D
     metadata: {
       timestamp: header.at.toISOString(),
       tools: { components: [{ type: "application", name: header.tool.name, version: header.tool.version }] },
-      component: { type: "application", "bom-ref": `application:${header.application.id}`, name: header.application.name },
+      component: {
+        type: "application",
+        "bom-ref": `application:${header.application.id}`,
+        name: header.application.name,
+      },
     },
     components: [...components.values()],
     vulnerabilities: [...entries.values()].map((entry, i) => ({ "bom-ref": `vulnerability-${i + 1}`, ...entry })),

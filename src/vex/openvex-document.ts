@@ -14,9 +14,13 @@ export const OPENVEX_CONTEXT = "https://openvex.dev/ns/v0.2.0";
 
 let check: SchemaCheck | undefined;
 const openVexSchema = (): SchemaCheck =>
-  (check ??= schemaCheckOfLongArrays(JSON.parse(readFileSync(new URL("./schemas/openvex-0.2.0.json", import.meta.url), "utf8")), ["statements"], {
-    draft2020: true,
-  }));
+  (check ??= schemaCheckOfLongArrays(
+    JSON.parse(readFileSync(new URL("./schemas/openvex-0.2.0.json", import.meta.url), "utf8")),
+    ["statements"],
+    {
+      draft2020: true,
+    },
+  ));
 
 export const OPENVEX_STATUSES = ["not_affected", "affected", "fixed", "under_investigation"] as const;
 export type OpenVexStatus = (typeof OPENVEX_STATUSES)[number];
@@ -53,7 +57,9 @@ interface Document {
 }
 
 export const isOpenVex = (document: unknown): boolean =>
-  typeof document === "object" && document !== null && String((document as Record<string, unknown>)["@context"] ?? "").startsWith("https://openvex.dev/ns");
+  typeof document === "object" &&
+  document !== null &&
+  String((document as Record<string, unknown>)["@context"] ?? "").startsWith("https://openvex.dev/ns");
 
 /** The package URLs a component names: its @id when that is one, and its identifiers' purl. */
 const purlsOf = (component: Component): ProductKey[] =>
@@ -61,7 +67,9 @@ const purlsOf = (component: Component): ProductKey[] =>
 
 /** What the statement says, its texts in `detail`: why not affected, what to do, how it was determined. */
 function decisionOf(statement: Statement): Decision {
-  const texts = [statement.impact_statement, statement.action_statement, statement.status_notes].filter((t): t is string => !!t?.trim());
+  const texts = [statement.impact_statement, statement.action_statement, statement.status_notes].filter(
+    (t): t is string => !!t?.trim(),
+  );
   return {
     state: STATE_OF_STATUS[statement.status],
     justification: statement.justification ?? null,
@@ -84,7 +92,8 @@ export function readOpenVex(document: unknown): VexReading {
   doc.statements.forEach((statement, i) => {
     const path = jsonPointer(["statements", i]);
     const ids = canonicalIds([statement.vulnerability.name, ...(statement.vulnerability.aliases ?? [])]);
-    if (ids.length === 0) return inapplicable.push({ path: `${path}/vulnerability/name`, message: "Names no vulnerability" });
+    if (ids.length === 0)
+      return inapplicable.push({ path: `${path}/vulnerability/name`, message: "Names no vulnerability" });
     const named = statement.products ?? [];
     const products = [...new Set(named.flatMap((p) => [...purlsOf(p), ...(p.subcomponents ?? []).flatMap(purlsOf)]))];
     if (named.length > 0 && products.length === 0) {
@@ -94,7 +103,13 @@ export function readOpenVex(document: unknown): VexReading {
       });
     }
     const made = Date.parse(statement.last_updated ?? statement.timestamp ?? "");
-    statements.push({ path, ids, products: named.length > 0 ? products : null, decision: decisionOf(statement), madeAt: Number.isNaN(made) ? issued : made });
+    statements.push({
+      path,
+      ids,
+      products: named.length > 0 ? products : null,
+      decision: decisionOf(statement),
+      madeAt: Number.isNaN(made) ? issued : made,
+    });
   });
   return { format: "openvex", statements, errors: inapplicable };
 }

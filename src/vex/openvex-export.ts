@@ -30,9 +30,13 @@ function statementOf(v: DecidedVulnerability, analysis: Analysis): Record<string
   const texts: Record<string, string> = {};
   if (status === "not_affected") {
     // A not_affected statement needs a justification or an impact statement.
-    if (analysis.detail || !analysis.justification) texts["impact_statement"] = analysis.detail ?? (analysis.state === "false_positive" ? "False positive" : "Not affected");
+    if (analysis.detail || !analysis.justification)
+      texts["impact_statement"] =
+        analysis.detail ?? (analysis.state === "false_positive" ? "False positive" : "Not affected");
   } else if (status === "affected") {
-    texts["action_statement"] = analysis.detail ?? (analysis.response.length > 0 ? `Response: ${analysis.response.join(", ")}` : "No action was recorded");
+    texts["action_statement"] =
+      analysis.detail ??
+      (analysis.response.length > 0 ? `Response: ${analysis.response.join(", ")}` : "No action was recorded");
   } else if (analysis.detail) {
     texts["status_notes"] = analysis.detail;
   }
@@ -40,13 +44,17 @@ function statementOf(v: DecidedVulnerability, analysis: Analysis): Record<string
     vulnerability: { name, ...(aliases.length > 0 && { aliases }) },
     ...(purl && { products: [{ "@id": purl }] }),
     status,
-    ...(status === "not_affected" && analysis.justification && { justification: asOpenVexJustification(analysis.justification) }),
+    ...(status === "not_affected" &&
+      analysis.justification && { justification: asOpenVexJustification(analysis.justification) }),
     ...texts,
     timestamp: analysis.at,
   };
 }
 
-export function toOpenVex(header: ExportHeader, vulnerabilities: readonly DecidedVulnerability[]): Record<string, unknown> {
+export function toOpenVex(
+  header: ExportHeader,
+  vulnerabilities: readonly DecidedVulnerability[],
+): Record<string, unknown> {
   // A vulnerability no report named by an id cannot be the subject of a statement; two findings of
   // one vulnerability in one package (two targets) with one decision are one statement.
   const statements = new Map<string, Record<string, unknown>>();

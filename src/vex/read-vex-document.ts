@@ -24,7 +24,10 @@ export function readVexDocument(document: unknown, format?: string): VexReading 
   const reader = format ? READERS[format as VexFormat] : Object.values(READERS).find((r) => r.detect(document));
   if (!reader || typeof document !== "object" || document === null || Array.isArray(document)) {
     throw invalid("The document is not a VEX document", [
-      { path: "", message: `Not OpenVEX 0.2.0 nor a CycloneDX 1.4–1.6 BOM with vulnerabilities; name its format with ?format= (${VEX_FORMATS.join(", ")}) if it is one` },
+      {
+        path: "",
+        message: `Not OpenVEX 0.2.0 nor a CycloneDX 1.4–1.6 BOM with vulnerabilities; name its format with ?format= (${VEX_FORMATS.join(", ")}) if it is one`,
+      },
     ]);
   }
   return reader.read(document);

@@ -79,7 +79,8 @@ function header(headers: VerifyWebhookDeliveryInput["headers"], name: string): s
     .filter(([key, value]) => key.toLowerCase() === name && value !== undefined)
     .flatMap(([, value]) => value ?? []);
   if (values.length === 0) throw new WebhookVerificationError("missing_header", `Missing the ${name} header`);
-  if (values.length > 1) throw new WebhookVerificationError("malformed_header", `The ${name} header appears more than once`);
+  if (values.length > 1)
+    throw new WebhookVerificationError("malformed_header", `The ${name} header appears more than once`);
   return values[0] as string;
 }
 

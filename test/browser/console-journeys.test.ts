@@ -4,7 +4,14 @@
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { mintToken } from "../../src/auth/mint-token.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
+import {
+  axeViolations,
+  launchBrowser,
+  openPage,
+  overflowAt375,
+  closeCheckedPages,
+  type ConsolePage,
+} from "../helpers/browser.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
@@ -18,7 +25,10 @@ let browser: Browser;
 const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "1200" }, { workers: [DISPATCHER_NAME] }), launchBrowser()]);
+  [t, browser] = await Promise.all([
+    startTestApp({ SCAN_DURATION_MS: "1200" }, { workers: [DISPATCHER_NAME] }),
+    launchBrowser(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -28,7 +38,9 @@ afterEach(() => closeCheckedPages(opened));
 
 let n = 0;
 async function createApplication(body: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
-  const res = await t.request("POST", "/applications", { body: { name: `journey-app-${++n}-${Date.now()}`, owner: "team-journeys", criticality: "high", ...body } });
+  const res = await t.request("POST", "/applications", {
+    body: { name: `journey-app-${++n}-${Date.now()}`, owner: "team-journeys", criticality: "high", ...body },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -82,7 +94,10 @@ async function signedIn(pathname = "/", origin = t.baseUrl, prepare?: (page: Pag
 
 describe("the console", () => {
   it("signs in with a pasted token, keeps it for the tab only, and lists the applications made through the API", async () => {
-    const apps = [await createApplication({ owner: "team-a" }), await createApplication({ owner: "team-b", criticality: "low" })];
+    const apps = [
+      await createApplication({ owner: "team-a" }),
+      await createApplication({ owner: "team-b", criticality: "low" }),
+    ];
     const p = await openPage(browser, t.baseUrl);
     opened.push(p);
     const { page } = p;
@@ -105,13 +120,15 @@ describe("the console", () => {
     for (const app of apps) {
       const row = table.getByRole("row", { name: new RegExp(app.name) });
       await row.waitFor();
-      expect(await row.getByRole("cell").allInnerTexts()).toEqual([
-        app === apps[0] ? "team-a" : "team-b",
-        app === apps[0] ? "high" : "low",
-        "pass",
-        "0 critical\n0 high\n0 medium\n0 low",
-        "never scanned",
-      ].map((s) => expect.stringContaining(s.split("\n")[0]!)));
+      expect(await row.getByRole("cell").allInnerTexts()).toEqual(
+        [
+          app === apps[0] ? "team-a" : "team-b",
+          app === apps[0] ? "high" : "low",
+          "pass",
+          "0 critical\n0 high\n0 medium\n0 low",
+          "never scanned",
+        ].map((s) => expect.stringContaining(s.split("\n")[0]!)),
+      );
     }
 
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -156,7 +173,9 @@ describe("the console", () => {
     const row = page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sast/ });
     await row.getByText("completed").waitFor({ timeout: 1000 });
     const stored = await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan.id } });
-    const seen = await page.evaluate(() => (window as unknown as { seen: { id: string; status: string; at: number }[] }).seen);
+    const seen = await page.evaluate(
+      () => (window as unknown as { seen: { id: string; status: string; at: number }[] }).seen,
+    );
     const running = seen.find((s) => s.id === scan.id && s.status === "running");
     const completed = seen.find((s) => s.id === scan.id && s.status === "completed");
     expect(running).toBeDefined();
@@ -173,13 +192,19 @@ describe("the console", () => {
     const app = await createApplication();
     // A report of 45 findings (the simulator's counts depend on the random ids: sometimes 20 or fewer).
     const levels = ["critical", "high", "medium", "low"] as const;
-    const findings = Array.from({ length: 45 }, (_, i) => ({ id: `CVE-2026-${10000 + i}`, purl: `pkg:npm/journey-package-${i}@1.0.${i}`, severity: levels[i % 4] }));
+    const findings = Array.from({ length: 45 }, (_, i) => ({
+      id: `CVE-2026-${10000 + i}`,
+      purl: `pkg:npm/journey-package-${i}@1.0.${i}`,
+      severity: levels[i % 4],
+    }));
     const uploaded = await t.request("POST", `/applications/${app.id}/scan-reports`, {
       rawBody: JSON.stringify(cyclonedxReport(findings)),
       headers: { "content-type": "application/vnd.cyclonedx+json" },
     });
     expect(uploaded.status).toBe(202);
-    const all = (await t.request("GET", `/applications/${app.id}/vulnerabilities?limit=500`)).body as { severity: string }[];
+    const all = (await t.request("GET", `/applications/${app.id}/vulnerabilities?limit=500`)).body as {
+      severity: string;
+    }[];
     expect(all).toHaveLength(45);
     const page = await signedIn(`/console/applications/${app.id}`);
     const table = page.getByRole("table", { name: /Vulnerabilities/ });
@@ -211,18 +236,36 @@ describe("the console", () => {
     const page = await signedIn(`/console/applications/${app.id}`);
     await page.getByText("No scans yet").waitFor();
 
-    await page.getByLabel("Scanner report", { exact: true }).setInputFiles(path.join(ROOT, "test/fixtures/console/console-fixture.sarif"));
+    await page
+      .getByLabel("Scanner report", { exact: true })
+      .setInputFiles(path.join(ROOT, "test/fixtures/console/console-fixture.sarif"));
     await page.getByRole("button", { name: "Upload report" }).click();
     await page.getByText("Report accepted: a sast scan by ConsoleFixtureScanner was recorded.").waitFor();
     const vulnerabilities = page.getByRole("table", { name: /Vulnerabilities/ });
-    for (const title of ["SQL query built from request parameters", "Request parameter written into HTML unescaped", "MD5 used to hash passwords"]) {
+    for (const title of [
+      "SQL query built from request parameters",
+      "Request parameter written into HTML unescaped",
+      "MD5 used to hash passwords",
+    ]) {
       await vulnerabilities.getByRole("row", { name: new RegExp(title) }).waitFor();
     }
     const sql = vulnerabilities.getByRole("row", { name: /SQL query built/ });
-    expect(await sql.innerText()).toMatch(/critical[\s\S]*open[\s\S]*9\.1[\s\S]*CWE-89[\s\S]*ConsoleFixtureScanner[\s\S]*src\/orders\/repository\.js:42/);
-    await page.getByRole("table", { name: /Scans/ }).getByRole("row", { name: /sast/ }).getByText("ConsoleFixtureScanner 1.0.0").waitFor();
+    expect(await sql.innerText()).toMatch(
+      /critical[\s\S]*open[\s\S]*9\.1[\s\S]*CWE-89[\s\S]*ConsoleFixtureScanner[\s\S]*src\/orders\/repository\.js:42/,
+    );
+    await page
+      .getByRole("table", { name: /Scans/ })
+      .getByRole("row", { name: /sast/ })
+      .getByText("ConsoleFixtureScanner 1.0.0")
+      .waitFor();
 
-    await page.getByLabel("Scanner report", { exact: true }).setInputFiles({ name: "broken.sarif", mimeType: "application/json", buffer: Buffer.from('{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}') });
+    await page
+      .getByLabel("Scanner report", { exact: true })
+      .setInputFiles({
+        name: "broken.sarif",
+        mimeType: "application/json",
+        buffer: Buffer.from('{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}'),
+      });
     await page.getByRole("button", { name: "Upload report" }).click();
     const alert = page.getByRole("alert");
     await alert.getByText("Validation failed (400)").waitFor();
@@ -243,11 +286,19 @@ describe("the console", () => {
 
   it("returns to sign-in, saying why, when the service refuses the session's token (expired)", async () => {
     const page = await signedIn("/");
-    const expired = await mintToken({ secret: TEST_JWT_SECRET, sub: "tester", scopes: ["admin"], expiresIn: Math.floor(Date.now() / 1000) - 120 });
+    const expired = await mintToken({
+      secret: TEST_JWT_SECRET,
+      sub: "tester",
+      scopes: ["admin"],
+      expiresIn: Math.floor(Date.now() / 1000) - 120,
+    });
     await page.evaluate((token) => sessionStorage.setItem("appsec.console.token", token), expired);
     await page.reload();
     await page.getByRole("heading", { name: "Sign in to the AppSec console" }).waitFor();
-    await page.getByRole("alert").getByText(/Your session ended: .+/).waitFor();
+    await page
+      .getByRole("alert")
+      .getByText(/Your session ended: .+/)
+      .waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBeNull();
   });
 
@@ -258,7 +309,10 @@ describe("the console", () => {
       let frames!: ReturnType<typeof watchFrames>;
       const page = await signedIn(`/console/applications/${app.id}`, proxy.url, (p) => (frames = watchFrames(p)));
       const graphqlPosts: number[] = [];
-      page.on("request", (r) => r.method() === "POST" && new URL(r.url()).pathname === "/graphql" && graphqlPosts.push(Date.now()));
+      page.on(
+        "request",
+        (r) => r.method() === "POST" && new URL(r.url()).pathname === "/graphql" && graphqlPosts.push(Date.now()),
+      );
       await page.getByText("No scans yet").waitFor();
       await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
@@ -266,7 +320,9 @@ describe("the console", () => {
       await scanned(app.id, ["sast"]);
       const scans = page.getByRole("table", { name: /Scans/ });
       await scans.getByRole("row", { name: /sast/ }).getByText("completed").waitFor();
-      const lastSeen = frames.received.filter((f) => f.message.type === "next" && f.message.payload.data?.scanUpdated).at(-1)!.message.payload.data.scanUpdated;
+      const lastSeen = frames.received
+        .filter((f) => f.message.type === "next" && f.message.payload.data?.scanUpdated)
+        .at(-1)!.message.payload.data.scanUpdated;
       expect(lastSeen).toMatchObject({ status: "COMPLETED", cursor: expect.any(String) });
 
       proxy.cut();
@@ -278,23 +334,34 @@ describe("the console", () => {
       await page.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: 15_000 });
       await scans.getByRole("row", { name: /sca/ }).getByText("completed").waitFor();
       await page.getByText(/^Showing 1–/).waitFor();
-      await page.getByRole("status").filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." }).waitFor();
+      await page
+        .getByRole("status")
+        .filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." })
+        .waitFor();
       expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
       // Through resume: the subscription was sent again on the new socket with `after` = the last cursor seen
       // (and the page's other one, vulnerabilityUpdated, with the head it started from: neither asked for the head again)...
       const resubscribed = frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe");
-      expect(resubscribed.filter(asking("scanUpdated")).map((f) => f.message.payload.variables)).toEqual([{ applicationId: app.id, after: lastSeen.cursor }]);
-      expect(resubscribed.filter(asking("vulnerabilityUpdated")).map((f) => f.message.payload.variables)).toEqual([{ applicationId: app.id, after: expect.any(String) }]);
+      expect(resubscribed.filter(asking("scanUpdated")).map((f) => f.message.payload.variables)).toEqual([
+        { applicationId: app.id, after: lastSeen.cursor },
+      ]);
+      expect(resubscribed.filter(asking("vulnerabilityUpdated")).map((f) => f.message.payload.variables)).toEqual([
+        { applicationId: app.id, after: expect.any(String) },
+      ]);
       expect(resubscribed.filter(asking("eventLogHead"))).toEqual([]);
       // ...the service replayed the scan's start and completion on it...
-      const replayed = frames.received.filter((f) => f.at >= restoredAt && f.message.type === "next" && f.message.payload.data?.scanUpdated).map((f) => f.message.payload.data.scanUpdated);
+      const replayed = frames.received
+        .filter((f) => f.at >= restoredAt && f.message.type === "next" && f.message.payload.data?.scanUpdated)
+        .map((f) => f.message.payload.data.scanUpdated);
       expect(replayed.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
         [sca[0], "RUNNING"],
         [sca[0], "COMPLETED"],
       ]);
       // ...and no query was sent before the replayed completion arrived (which then refreshes the counts).
-      const completionAt = frames.received.find((f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated?.status === "COMPLETED")!.at;
+      const completionAt = frames.received.find(
+        (f) => f.at >= restoredAt && f.message.payload?.data?.scanUpdated?.status === "COMPLETED",
+      )!.at;
       expect(graphqlPosts.filter((at) => at >= restoredAt && at <= completionAt)).toEqual([]);
 
       // The notice, as every state of a view: no serious axe-core violation, no sideways scroll at 375 px.
@@ -322,9 +389,15 @@ describe("the console", () => {
       // The scans can show before the head's answer is back and the page's two subscriptions are sent
       // (the query and the socket are independent): the socket is cut once both are.
       const subscribed = (field: string) =>
-        frames.sent.filter((f) => f.message.type === "subscribe" && f.message.payload.variables?.applicationId === app.id).filter(asking(field));
-      await eventually(async () => subscribed("scanUpdated").length > 0 && subscribed("vulnerabilityUpdated").length > 0);
-      const heads = frames.received.filter((f) => f.message.payload?.data?.eventLogHead).map((f) => f.message.payload.data.eventLogHead);
+        frames.sent
+          .filter((f) => f.message.type === "subscribe" && f.message.payload.variables?.applicationId === app.id)
+          .filter(asking(field));
+      await eventually(
+        async () => subscribed("scanUpdated").length > 0 && subscribed("vulnerabilityUpdated").length > 0,
+      );
+      const heads = frames.received
+        .filter((f) => f.message.payload?.data?.eventLogHead)
+        .map((f) => f.message.payload.data.eventLogHead);
       const startedAfter = subscribed("scanUpdated").map((f) => f.message.payload.variables.after);
       expect(startedAfter).toEqual([expect.any(String)]);
       expect(heads).toContain(startedAfter[0]);
@@ -334,10 +407,16 @@ describe("the console", () => {
       let restoredAt = Date.now();
       proxy.restore();
       await scans.getByRole("row", { name: /sca/ }).getByText("completed").waitFor({ timeout: 15_000 });
-      await page.getByRole("status").filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." }).waitFor();
-      expect(frames.sent.filter((f) => f.at >= restoredAt && f.message.type === "subscribe").filter(asking("scanUpdated")).map((f) => f.message.payload.variables)).toEqual([
-        { applicationId: app.id, after: startedAfter[0] },
-      ]);
+      await page
+        .getByRole("status")
+        .filter({ hasText: "Reconnected: caught up on 2 changes from while the connection was down." })
+        .waitFor();
+      expect(
+        frames.sent
+          .filter((f) => f.at >= restoredAt && f.message.type === "subscribe")
+          .filter(asking("scanUpdated"))
+          .map((f) => f.message.payload.variables),
+      ).toEqual([{ applicationId: app.id, after: startedAfter[0] }]);
 
       // A cursor past retention: the service answers CURSOR_EXPIRED; the view refetches instead.
       await scanned(app.id, ["sast"]);
@@ -346,14 +425,27 @@ describe("the console", () => {
       await page.getByRole("status").filter({ hasText: "Reconnecting…" }).waitFor();
       // What happened meanwhile (logged after the page's cursor) is older than retention keeps, and gone.
       const [container] = await scanned(app.id, ["container"]);
-      await eventually(async () => ((await t.request("GET", `/events?applicationId=${app.id}&limit=500`)).body as { data: { id: string; status: string } }[]).some((e) => e.data.id === container && e.data.status === "completed"));
+      await eventually(async () =>
+        (
+          (await t.request("GET", `/events?applicationId=${app.id}&limit=500`)).body as {
+            data: { id: string; status: string };
+          }[]
+        ).some((e) => e.data.id === container && e.data.status === "completed"),
+      );
       await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '31 days'");
-      expect(await (t.app.workers.find((w) => w.name === EVENT_RETENTION_NAME) as EventRetention).runOnce()).toBeGreaterThan(0);
+      expect(
+        await (t.app.workers.find((w) => w.name === EVENT_RETENTION_NAME) as EventRetention).runOnce(),
+      ).toBeGreaterThan(0);
       restoredAt = Date.now();
       proxy.restore();
-      await scans.getByRole("row", { name: /container/ }).getByText("completed").waitFor({ timeout: 15_000 });
+      await scans
+        .getByRole("row", { name: /container/ })
+        .getByText("completed")
+        .waitFor({ timeout: 15_000 });
       const onThird = (f: Frame) => f.at >= restoredAt;
-      const refused = frames.received.filter(onThird).find((f) => f.message.type === "next" && f.message.payload.errors);
+      const refused = frames.received
+        .filter(onThird)
+        .find((f) => f.message.type === "next" && f.message.payload.errors);
       expect(refused?.message.payload.errors[0].extensions.code).toBe("CURSOR_EXPIRED");
       // Refused, then from the head again (asked anew): a cursor for the next drop, and a refetch for this one.
       const resent = frames.sent.filter(onThird).filter((f) => f.message.type === "subscribe");
@@ -367,5 +459,4 @@ describe("the console", () => {
       await proxy.close();
     }
   });
-
 });

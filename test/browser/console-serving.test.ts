@@ -11,7 +11,11 @@ let production: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  [t, production, browser] = await Promise.all([startTestApp(), startTestApp({ NODE_ENV: "production" }), launchBrowser()]);
+  [t, production, browser] = await Promise.all([
+    startTestApp(),
+    startTestApp({ NODE_ENV: "production" }),
+    launchBrowser(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -22,7 +26,13 @@ const raw = (base: string, path: string, init: RequestInit = {}) => fetch(base +
 
 /** The CSP's directives by name. */
 const directives = (csp: string | null) =>
-  new Map((csp ?? "").split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name!, values]));
+  new Map(
+    (csp ?? "")
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
 
 function expectSecurityHeaders(res: Response) {
   const csp = directives(res.headers.get("content-security-policy"));
@@ -50,7 +60,12 @@ async function consoleAssets(base: string): Promise<string[]> {
 
 describe("the console's files", () => {
   it("serves the page at / and at every /console route, without a token, revalidated on each load, under a CSP with no inline script", async () => {
-    for (const path of ["/", "/console", "/console/applications/0190f3a4-0000-7000-8000-000000000000", "/console/webhooks"]) {
+    for (const path of [
+      "/",
+      "/console",
+      "/console/applications/0190f3a4-0000-7000-8000-000000000000",
+      "/console/webhooks",
+    ]) {
       const res = await raw(t.baseUrl, path, { headers: { accept: "text/html" } });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -68,7 +83,9 @@ describe("the console's files", () => {
     }
     const first = await raw(t.baseUrl, "/");
     // fetch adds `Cache-Control: no-cache` to a conditional request unless told otherwise.
-    const again = await raw(t.baseUrl, "/", { headers: { "if-none-match": first.headers.get("etag")!, "cache-control": "max-age=0" } });
+    const again = await raw(t.baseUrl, "/", {
+      headers: { "if-none-match": first.headers.get("etag")!, "cache-control": "max-age=0" },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -96,7 +113,13 @@ describe("the console's files", () => {
   });
 
   it("serves nothing but the listed files: unknown names, traversal and other methods are problems, never a file", async () => {
-    for (const path of ["/console/assets/nope.js", "/console/assets/../../package.json", "/console/assets/..%2f..%2fpackage.json", "/console/assets/", `/console/assets/${"a".repeat(5000)}.js`]) {
+    for (const path of [
+      "/console/assets/nope.js",
+      "/console/assets/../../package.json",
+      "/console/assets/..%2f..%2fpackage.json",
+      "/console/assets/",
+      `/console/assets/${"a".repeat(5000)}.js`,
+    ]) {
       const res = await raw(t.baseUrl, path);
       expect([400, 404]).toContain(res.status);
       expect(res.headers.get("content-type")).toMatch(/problem\+json/);
@@ -171,7 +194,9 @@ describe("GraphiQL in development", () => {
       await tab.getByRole("button", { name: /Execute query/ }).click();
       await tab.locator(".graphiql-response").getByText('"totalCount"').waitFor();
       // Monaco lays text out with no-break spaces.
-      expect((await tab.locator(".graphiql-response").innerText()).replace(/\s+/g, " ")).toMatch(/"__typename": "Query"/);
+      expect((await tab.locator(".graphiql-response").innerText()).replace(/\s+/g, " ")).toMatch(
+        /"__typename": "Query"/,
+      );
       expect(p.foreignRequests).toEqual([]);
       expect(p.problems).toEqual([]);
     } finally {
@@ -183,7 +208,11 @@ describe("GraphiQL in development", () => {
 describe("the baseline engine scanning the service (CONTRACT §16)", () => {
   /** Every alert as "risk name path", risk being ZAP's riskcode (0 info … 3 high). */
   const alerts = (report: ZapReportDocument) =>
-    report.site.flatMap((site) => site.alerts.flatMap((a) => a.instances.map((i) => ({ risk: Number(a.riskcode), name: a.name, path: new URL(i.uri).pathname }))));
+    report.site.flatMap((site) =>
+      site.alerts.flatMap((a) =>
+        a.instances.map((i) => ({ risk: Number(a.riskcode), name: a.name, path: new URL(i.uri).pathname })),
+      ),
+    );
 
   it.each([
     ["the console", "development", "/"],
@@ -192,7 +221,10 @@ describe("the baseline engine scanning the service (CONTRACT §16)", () => {
   ])("finds nothing of medium risk or above in %s (%s)", async (_what, mode, start) => {
     const base = mode === "production" ? production.baseUrl : t.baseUrl;
     let requests = 0;
-    const report = await runBaselineScan(base + start, { targetPolicy: { allowPrivateTargets: true }, onSummary: (s) => (requests = s.requests) });
+    const report = await runBaselineScan(base + start, {
+      targetPolicy: { allowPrivateTargets: true },
+      onSummary: (s) => (requests = s.requests),
+    });
     expect(requests).toBeGreaterThan(1); // it crawled past the first page
     expect(alerts(report).filter((a) => a.risk >= 2)).toEqual([]);
   });

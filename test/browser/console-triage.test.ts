@@ -14,7 +14,10 @@ const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
   // The dispatcher runs: it fans committed events out to the live subscriptions.
-  [t, browser] = await Promise.all([startTestApp({ SCAN_DURATION_MS: "0" }, { workers: [DISPATCHER_NAME] }), launchBrowser()]);
+  [t, browser] = await Promise.all([
+    startTestApp({ SCAN_DURATION_MS: "0" }, { workers: [DISPATCHER_NAME] }),
+    launchBrowser(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -22,13 +25,21 @@ afterAll(async () => {
 });
 afterEach(() => closeCheckedPages(opened));
 
-const LOG4SHELL: ScannedVulnerability = { id: "CVE-2021-44228", purl: "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1", severity: "critical" };
+const LOG4SHELL: ScannedVulnerability = {
+  id: "CVE-2021-44228",
+  purl: "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1",
+  severity: "critical",
+};
 const LODASH: ScannedVulnerability = { id: "CVE-2021-23337", purl: "pkg:npm/lodash@4.17.20", severity: "high" };
 const QS: ScannedVulnerability = { id: "CVE-2022-24999", purl: "pkg:npm/qs@6.5.2", severity: "medium" };
 
 let n = 0;
 async function reportedApplication(findings: ScannedVulnerability[]): Promise<string> {
-  const app = (await t.request("POST", "/applications", { body: { name: `triage-app-${++n}-${Date.now()}`, owner: "team-triage" } })).body.id as string;
+  const app = (
+    await t.request("POST", "/applications", {
+      body: { name: `triage-app-${++n}-${Date.now()}`, owner: "team-triage" },
+    })
+  ).body.id as string;
   const res = await t.request("POST", `/applications/${app}/scan-reports?triggeredBy=ci-bot`, {
     rawBody: JSON.stringify(cyclonedxReport(findings)),
     headers: { "content-type": "application/vnd.cyclonedx+json" },
@@ -58,7 +69,10 @@ const notAffected = (cve: string, purl: string) => ({
 });
 
 async function applyVex(app: string, statements: Record<string, unknown>[], sub = "alice") {
-  const res = await t.request("POST", `/applications/${app}/vex`, { body: openVexDocument(statements), token: await t.token(["vulnerabilities:triage"], sub) });
+  const res = await t.request("POST", `/applications/${app}/vex`, {
+    body: openVexDocument(statements),
+    token: await t.token(["vulnerabilities:triage"], sub),
+  });
   expect(res.status).toBe(200);
   return res.body;
 }
@@ -75,11 +89,17 @@ async function signedIn(app: string): Promise<Page> {
   return p.page;
 }
 
-const vulnerabilityRow = (page: Page, cve: string): Locator => page.getByRole("table", { name: /Vulnerabilities/ }).getByRole("row", { name: new RegExp(cve) }).first();
+const vulnerabilityRow = (page: Page, cve: string): Locator =>
+  page
+    .getByRole("table", { name: /Vulnerabilities/ })
+    .getByRole("row", { name: new RegExp(cve) })
+    .first();
 
 /** A description list as [term, definition] pairs, in order. */
 const definitions = (list: Locator) =>
-  list.evaluate((dl) => [...dl.querySelectorAll("dt")].map((dt) => [dt.textContent!.trim(), dt.nextElementSibling!.textContent!.trim()]));
+  list.evaluate((dl) =>
+    [...dl.querySelectorAll("dt")].map((dt) => [dt.textContent!.trim(), dt.nextElementSibling!.textContent!.trim()]),
+  );
 
 describe("a vulnerability's analysis and history", () => {
   it("are shown on demand after a triage made through the API, and hidden again", async () => {
@@ -95,11 +115,20 @@ describe("a vulnerability's analysis and history", () => {
     await details.click();
     expect(await details.getAttribute("aria-expanded")).toBe("true");
 
-    const history = page.getByRole("table", { name: new RegExp(`^History of ${stored.title.replace(/[.@]/g, "\\$&")}`) });
+    const history = page.getByRole("table", {
+      name: new RegExp(`^History of ${stored.title.replace(/[.@]/g, "\\$&")}`),
+    });
     await history.waitFor();
     const rows = history.getByRole("row");
     expect(await rows.count()).toBe(3);
-    expect((await rows.nth(1).getByRole("cell").allInnerTexts()).map((s) => s.trim())).toEqual(["created", "open", "report", "ci-bot", "—", "—"]);
+    expect((await rows.nth(1).getByRole("cell").allInnerTexts()).map((s) => s.trim())).toEqual([
+      "created",
+      "open",
+      "report",
+      "ci-bot",
+      "—",
+      "—",
+    ]);
     expect((await rows.nth(2).getByRole("cell").allInnerTexts()).map((s) => s.trim())).toEqual([
       "open",
       "accepted",
@@ -131,7 +160,9 @@ describe("another client's triage", () => {
     await row.getByText("open").waitFor();
     const [stored] = (await t.request("GET", `/applications/${app}/vulnerabilities?status=open&severity=high`)).body;
     await row.getByRole("button", { name: `Details of ${stored.title}` }).click();
-    const history = page.getByRole("table", { name: new RegExp(`^History of ${stored.title.replace(/[.@]/g, "\\$&")}`) });
+    const history = page.getByRole("table", {
+      name: new RegExp(`^History of ${stored.title.replace(/[.@]/g, "\\$&")}`),
+    });
     await history.waitFor();
     expect(await history.getByRole("row").count()).toBe(2);
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
@@ -140,7 +171,9 @@ describe("another client's triage", () => {
 
     await row.getByText("accepted").waitFor();
     await history.getByRole("row").nth(2).waitFor();
-    expect((await history.getByRole("row").nth(2).getByRole("cell").allInnerTexts()).map((s) => s.trim()).slice(0, 4)).toEqual(["open", "accepted", "vex", "bob"]);
+    expect(
+      (await history.getByRole("row").nth(2).getByRole("cell").allInnerTexts()).map((s) => s.trim()).slice(0, 4),
+    ).toEqual(["open", "accepted", "vex", "bob"]);
     // Refetched queries, not a reload: the page went on with the same document.
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
   });
@@ -156,11 +189,18 @@ describe("the trend of open vulnerabilities", () => {
     await applyVex(app, [notAffected(LODASH.id, LODASH.purl)]);
     const page = await signedIn(app);
 
-    const figure = page.getByRole("figure", { name: "Open and in-progress vulnerabilities by severity, last 30 days, daily" });
+    const figure = page.getByRole("figure", {
+      name: "Open and in-progress vulnerabilities by severity, last 30 days, daily",
+    });
     const chart = figure.getByRole("img", { name: /^Chart: Open and in-progress vulnerabilities by severity/ });
     await chart.locator("canvas").waitFor();
     expect(await chart.locator("canvas").evaluate((c: HTMLCanvasElement) => c.width)).toBeGreaterThan(100);
-    expect(await figure.getByRole("list", { name: "Legend" }).getByRole("listitem").allInnerTexts()).toEqual(["Critical: 1 now", "High: 0 now", "Medium: 1 now", "Low: 0 now"]);
+    expect(await figure.getByRole("list", { name: "Legend" }).getByRole("listitem").allInnerTexts()).toEqual([
+      "Critical: 1 now",
+      "High: 0 now",
+      "Medium: 1 now",
+      "Low: 0 now",
+    ]);
 
     await figure.getByText("The chart's numbers").click();
     const table = figure.getByRole("table", { name: /the count at each point/ });
@@ -179,10 +219,24 @@ describe("a VEX document uploaded with the file picker", () => {
     const page = await signedIn(app);
     await vulnerabilityRow(page, LOG4SHELL.id).getByText("open").waitFor();
 
-    const document = openVexDocument([notAffected(LOG4SHELL.id, LOG4SHELL.purl), { vulnerability: { name: "CVE-2099-0001" }, status: "under_investigation" }]);
-    await page.getByLabel("VEX document", { exact: true }).setInputFiles({ name: "decisions.openvex.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(document)) });
+    const document = openVexDocument([
+      notAffected(LOG4SHELL.id, LOG4SHELL.purl),
+      { vulnerability: { name: "CVE-2099-0001" }, status: "under_investigation" },
+    ]);
+    await page
+      .getByLabel("VEX document", { exact: true })
+      .setInputFiles({
+        name: "decisions.openvex.json",
+        mimeType: "application/json",
+        buffer: Buffer.from(JSON.stringify(document)),
+      });
     await page.getByRole("button", { name: "Apply VEX" }).click();
-    await page.getByRole("status").getByText("VEX document applied: 1 applied (a vulnerability's status or analysis changed), 0 unchanged, 1 pending (kept for findings not seen yet).").waitFor();
+    await page
+      .getByRole("status")
+      .getByText(
+        "VEX document applied: 1 applied (a vulnerability's status or analysis changed), 0 unchanged, 1 pending (kept for findings not seen yet).",
+      )
+      .waitFor();
     const row = vulnerabilityRow(page, LOG4SHELL.id);
     await row.getByText("accepted").waitFor();
     await row.getByText("not affected").waitFor();
@@ -190,8 +244,18 @@ describe("a VEX document uploaded with the file picker", () => {
     const stored = (await t.request("GET", `/applications/${app}/vulnerabilities?status=accepted`)).body;
     expect(stored.map((v: { cve: string }) => v.cve)).toEqual([LOG4SHELL.id]);
 
-    const broken = { ...document, "@context": "https://openvex.dev/ns/v0.2.0", statements: [{ vulnerability: { name: LOG4SHELL.id }, status: "not_affected" }] };
-    await page.getByLabel("VEX document", { exact: true }).setInputFiles({ name: "broken.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(broken)) });
+    const broken = {
+      ...document,
+      "@context": "https://openvex.dev/ns/v0.2.0",
+      statements: [{ vulnerability: { name: LOG4SHELL.id }, status: "not_affected" }],
+    };
+    await page
+      .getByLabel("VEX document", { exact: true })
+      .setInputFiles({
+        name: "broken.json",
+        mimeType: "application/json",
+        buffer: Buffer.from(JSON.stringify(broken)),
+      });
     await page.getByRole("button", { name: "Apply VEX" }).click();
     const alert = page.getByRole("alert");
     await alert.getByText("Validation failed (400)").waitFor();

@@ -7,7 +7,15 @@ import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import type { EventType } from "../../src/events/catalog.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
-import { axeViolations, launchBrowser, openPage, overflowAt375, closeCheckedPages, screenshotPath, type ConsolePage } from "../helpers/browser.ts";
+import {
+  axeViolations,
+  launchBrowser,
+  openPage,
+  overflowAt375,
+  closeCheckedPages,
+  screenshotPath,
+  type ConsolePage,
+} from "../helpers/browser.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -24,7 +32,11 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(cert);
   // A failed attempt is retried in ten minutes: what follows it to the same endpoint waits meanwhile.
   [t, browser] = await Promise.all([
-    startTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_RETRY_INITIAL_MS: "600000" }),
+    startTestApp({
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_TIMEOUT_MS: "1000",
+      WEBHOOK_RETRY_INITIAL_MS: "600000",
+    }),
     launchBrowser(),
   ]);
   dispatcher = dispatcherTrusting(t, cert.cert);
@@ -38,7 +50,9 @@ afterAll(async () => {
 afterEach(() => closeCheckedPages(opened));
 
 async function subscription(name: string, events: EventType[]): Promise<string> {
-  const res = await t.request("POST", "/webhooks", { body: { name, url: receiver.url(`/${name}`), events, secret: "console-webhooks-secret" } });
+  const res = await t.request("POST", "/webhooks", {
+    body: { name, url: receiver.url(`/${name}`), events, secret: "console-webhooks-secret" },
+  });
   expect(res.status).toBe(201);
   return res.body.id;
 }
@@ -46,7 +60,16 @@ async function subscription(name: string, events: EventType[]): Promise<string> 
 /** An event committed as the service commits them (with its outbox row); its id. */
 const commit = (type: "scan.completed" | "scan.failed") =>
   t.app.db.prisma.$transaction((tx) =>
-    recordEvent(tx, type, { id: newId(), applicationId: newId(), scanType: "sast", status: type.slice(5), triggeredBy: "console-test", startedAt: null, completedAt: null, summary: null }),
+    recordEvent(tx, type, {
+      id: newId(),
+      applicationId: newId(),
+      scanType: "sast",
+      status: type.slice(5),
+      triggeredBy: "console-test",
+      startedAt: null,
+      completedAt: null,
+      summary: null,
+    }),
   );
 
 /** Dispatcher passes until one has nothing to fan out or attempt (the retries are ten minutes away). */
@@ -74,7 +97,8 @@ async function accessibleAndNarrow(page: Page, state: string) {
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
-const row = (page: Page, eventId: string) => page.getByRole("table", { name: /Deliveries/ }).getByRole("row", { name: new RegExp(eventId) });
+const row = (page: Page, eventId: string) =>
+  page.getByRole("table", { name: /Deliveries/ }).getByRole("row", { name: new RegExp(eventId) });
 
 describe("the webhook deliveries view", () => {
   it("shows a delivery held back while the endpoint fails as waiting, and the failed one with its attempt", async () => {
@@ -113,7 +137,10 @@ describe("the webhook deliveries view", () => {
 
     receiver.answer = () => ({ status: 204 }); // the endpoint is fixed
     await page.getByRole("button", { name: "Recover" }).click();
-    await page.getByRole("status").filter({ hasText: /^Recovered: 2 deliveries of events since .+ queued again as new deliveries\.$/ }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Recovered: 2 deliveries of events since .+ queued again as new deliveries\.$/ })
+      .waitFor();
     // The log shows them: a new pending delivery per event, beside the dropped one.
     for (const eventId of dropped) {
       await row(page, eventId).filter({ hasText: "pending" }).waitFor();
@@ -123,12 +150,20 @@ describe("the webhook deliveries view", () => {
 
     await drain();
     await page.getByRole("button", { name: "Refresh deliveries" }).click();
-    for (const eventId of dropped) await row(page, eventId).filter({ hasText: "delivered" }).getByRole("listitem").filter({ hasText: ": 204 in" }).waitFor();
+    for (const eventId of dropped)
+      await row(page, eventId)
+        .filter({ hasText: "delivered" })
+        .getByRole("listitem")
+        .filter({ hasText: ": 204 in" })
+        .waitFor();
     expect(receiver.requests.filter((r) => r.path === "/refusing")).toHaveLength(4);
 
     // What has been received since is not sent twice.
     await page.getByRole("button", { name: "Recover" }).click();
-    await page.getByRole("status").filter({ hasText: /^Nothing to recover: no event since .+ has a failed or dropped delivery still unsent\.$/ }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Nothing to recover: no event since .+ has a failed or dropped delivery still unsent\.$/ })
+      .waitFor();
   });
 
   it("shows a refused recovery as the API states it (a disabled subscription)", async () => {

@@ -20,7 +20,9 @@ beforeAll(async () => {
   database = await createTestDatabase();
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
-  auth = { authorization: `Bearer ${await mintToken({ secret: TEST_JWT_SECRET, sub: "shutdown-test", scopes: ["admin"] })}` };
+  auth = {
+    authorization: `Bearer ${await mintToken({ secret: TEST_JWT_SECRET, sub: "shutdown-test", scopes: ["admin"] })}`,
+  };
 });
 afterAll(async () => {
   await db.end();
@@ -47,7 +49,9 @@ const serviceEnv = (env: Record<string, string>) => ({
 
 /** The processes `pid` started. */
 const childrenOf = (pid: number): number[] =>
-  readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+  readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
 
 const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
 
@@ -75,14 +79,21 @@ function killGroup(service: ServiceProcess): void {
 function nodeOf(npm: ServiceProcess): number {
   const children = childrenOf(npm.child.pid!);
   expect(children).toHaveLength(1);
-  expect(commandLineOf(children[0]!)).toMatch(/^\S*node --max-old-space-size=\d+ --require \.\/dist\/platform-threads-priority\.cjs dist\/main\.js$/);
+  expect(commandLineOf(children[0]!)).toMatch(
+    /^\S*node --max-old-space-size=\d+ --require \.\/dist\/platform-threads-priority\.cjs dist\/main\.js$/,
+  );
   return children[0]!;
 }
 
 // --- clients ---
 
 /** A request on a new connection (no pooled keep-alive socket the server may just have closed). */
-function freshRequest(method: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; connection?: string; body: string }> {
+function freshRequest(
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; connection?: string; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .request(url, { method, agent: false, headers }, (res) => {
@@ -99,7 +110,10 @@ const freshGet = (url: string, headers: Record<string, string> = {}) => freshReq
 
 /** A SARIF log of `results` distinct findings. */
 function sarifReport(results: number): Buffer {
-  const rule = { id: "shutdown/tainted-sql", properties: { tags: ["security", "external/cwe/cwe-89"], "security-severity": "8.1" } };
+  const rule = {
+    id: "shutdown/tainted-sql",
+    properties: { tags: ["security", "external/cwe/cwe-89"], "security-severity": "8.1" },
+  };
   return Buffer.from(
     JSON.stringify({
       version: "2.1.0",
@@ -109,7 +123,11 @@ function sarifReport(results: number): Buffer {
           results: Array.from({ length: results }, (_, i) => ({
             ruleId: rule.id,
             message: { text: `Query built from request input in handler ${i}` },
-            locations: [{ physicalLocation: { artifactLocation: { uri: `src/handlers/h${i}.ts` }, region: { startLine: 10 + i } } }],
+            locations: [
+              {
+                physicalLocation: { artifactLocation: { uri: `src/handlers/h${i}.ts` }, region: { startLine: 10 + i } },
+              },
+            ],
           })),
         },
       ],
@@ -117,7 +135,8 @@ function sarifReport(results: number): Buffer {
   );
 }
 
-type UploadAnswer = { status: number; body: { id: string; status: string; summary: { totalFindings: number } } } | { error: string };
+type UploadAnswer =
+  { status: number; body: { id: string; status: string; summary: { totalFindings: number } } } | { error: string };
 
 /**
  * An upload as a slow client sends it, on a connection of its own: `started` resolves once the
@@ -125,11 +144,21 @@ type UploadAnswer = { status: number; body: { id: string; status: string; summar
  * once `go` resolves, one every `everyMs` (the client's pace). `answer`: the service's, or the
  * error that cut the connection.
  */
-function slowUpload(baseUrl: string, applicationId: string, report: Buffer, options: { pieces: number; go: Promise<unknown>; everyMs: number }) {
+function slowUpload(
+  baseUrl: string,
+  applicationId: string,
+  report: Buffer,
+  options: { pieces: number; go: Promise<unknown>; everyMs: number },
+) {
   const request = http.request(`${baseUrl}/applications/${applicationId}/scan-reports`, {
     method: "POST",
     agent: false,
-    headers: { ...auth, "content-type": "application/sarif+json", "content-length": report.length, expect: "100-continue" },
+    headers: {
+      ...auth,
+      "content-type": "application/sarif+json",
+      "content-length": report.length,
+      expect: "100-continue",
+    },
   });
   const started = new Promise<void>((resolve) => request.once("continue", resolve));
   void started.then(async () => {
@@ -154,13 +183,18 @@ function slowUpload(baseUrl: string, applicationId: string, report: Buffer, opti
 }
 
 async function createApplication(baseUrl: string, name: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/applications`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+  const res = await fetch(`${baseUrl}/applications`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
 
 const logged = (service: ServiceProcess, message: RegExp) => service.logs().filter((line) => message.test(line.msg));
-const untilLogged = (service: ServiceProcess, message: RegExp) => eventually(async () => logged(service, message)[0], 20_000);
+const untilLogged = (service: ServiceProcess, message: RegExp) =>
+  eventually(async () => logged(service, message)[0], 20_000);
 
 const SHUTDOWN_STEPS = [
   /^shutting down/,
@@ -172,7 +206,14 @@ const SHUTDOWN_STEPS = [
 ];
 
 it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads finish, live clients told to go, leases free at once, exit 0, no process left", async () => {
-  const service = await startWithNpm({ env: serviceEnv({ SHUTDOWN_DRAIN_MS: "2000", SHUTDOWN_GRACE_MS: "20000", SCAN_DURATION_MS: "600000", SCAN_LEASE_MS: "600000" }) });
+  const service = await startWithNpm({
+    env: serviceEnv({
+      SHUTDOWN_DRAIN_MS: "2000",
+      SHUTDOWN_GRACE_MS: "20000",
+      SCAN_DURATION_MS: "600000",
+      SCAN_LEASE_MS: "600000",
+    }),
+  });
   onCleanup(() => killGroup(service));
   const node = nodeOf(service);
   const applicationId = await createApplication(service.baseUrl, "drained");
@@ -184,7 +225,11 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
     body: JSON.stringify({ scanType: "sast" }),
   });
   const scanId = ((await triggered.json()) as { id: string }).id;
-  const scanRow = async () => (await db.query("SELECT status, lease_owner FROM scans WHERE id = $1", [scanId])).rows[0] as { status: string; lease_owner: string | null };
+  const scanRow = async () =>
+    (await db.query("SELECT status, lease_owner FROM scans WHERE id = $1", [scanId])).rows[0] as {
+      status: string;
+      lease_owner: string | null;
+    };
   await eventually(async () => (await scanRow()).lease_owner !== null);
 
   // Live clients: a graphql-ws subscription and an SSE one.
@@ -200,7 +245,10 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
   });
   onCleanup(() => ws.dispose());
   const wsConnected = new Promise((resolve) => ws.on("connected", resolve));
-  ws.subscribe({ query: `subscription { scanUpdated(applicationId: "${applicationId}") { id status } }` }, { next: () => {}, error: () => {}, complete: () => {} });
+  ws.subscribe(
+    { query: `subscription { scanUpdated(applicationId: "${applicationId}") { id status } }` },
+    { next: () => {}, error: () => {}, complete: () => {} },
+  );
   await wsConnected;
   const sse = await fetch(`${service.baseUrl}/graphql`, {
     method: "POST",
@@ -221,17 +269,29 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
   // A report upload in flight: its first piece now, the rest only after the listener closed.
   const report = sarifReport(300);
   let listenerClosed!: () => void;
-  const upload = slowUpload(service.baseUrl, applicationId, report, { pieces: 20, go: new Promise((resolve) => (listenerClosed = () => resolve(undefined))), everyMs: 50 });
+  const upload = slowUpload(service.baseUrl, applicationId, report, {
+    pieces: 20,
+    go: new Promise((resolve) => (listenerClosed = () => resolve(undefined))),
+    everyMs: 50,
+  });
   await upload.started;
 
   const other = await startTestApp({ SCAN_DURATION_MS: "0" }, { database }); // another instance on the same database
   onCleanup(() => other.close());
   const signalled = Date.now();
   process.kill(service.child.pid!, "SIGTERM");
-  expect(await untilLogged(service, /^shutting down/)).toMatchObject({ signal: "SIGTERM", drainMs: 2000, graceMs: 20000 });
+  expect(await untilLogged(service, /^shutting down/)).toMatchObject({
+    signal: "SIGTERM",
+    drainMs: 2000,
+    graceMs: 20000,
+  });
 
   // Draining: not ready, but still serving, and every answer closes its connection.
-  expect(await freshGet(`${service.baseUrl}/readyz`)).toMatchObject({ status: 503, connection: "close", body: JSON.stringify({ status: "shutting down" }) });
+  expect(await freshGet(`${service.baseUrl}/readyz`)).toMatchObject({
+    status: 503,
+    connection: "close",
+    body: JSON.stringify({ status: "shutting down" }),
+  });
   const served = await freshGet(`${service.baseUrl}/applications`, auth);
   expect(served).toMatchObject({ status: 200, connection: "close" });
   expect(JSON.parse(served.body).map((a: { id: string }) => a.id)).toEqual([applicationId]);
@@ -259,10 +319,15 @@ it("SIGTERM to npm start: /readyz 503 at once, served through the drain, uploads
 
   expect(await service.exited).toBe(0);
   expect(Date.now() - signalled).toBeLessThan(20_000);
-  const { rows } = await db.query("SELECT status FROM scans WHERE id = $1", [(answer as { body: { id: string } }).body.id]);
+  const { rows } = await db.query("SELECT status FROM scans WHERE id = $1", [
+    (answer as { body: { id: string } }).body.id,
+  ]);
   expect(rows).toEqual([{ status: "completed" }]);
   for (const step of SHUTDOWN_STEPS) expect(logged(service, step)).toHaveLength(1);
-  const order = service.logs().map((line) => SHUTDOWN_STEPS.findIndex((step) => step.test(line.msg))).filter((i) => i >= 0);
+  const order = service
+    .logs()
+    .map((line) => SHUTDOWN_STEPS.findIndex((step) => step.test(line.msg)))
+    .filter((i) => i >= 0);
   expect(order.filter((i) => i !== 1)).toEqual([0, 2, 3, 4, 5]); // the workers stop beside the drain
   expect(() => process.kill(node, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
   expect(processGroup(service.child.pid!)).toEqual([]);
@@ -292,7 +357,11 @@ it("cuts the requests still running when the grace period is over, and nothing o
   await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [uploadedTo]);
   await holder.query("BEGIN");
   await holder.query("SELECT 1 FROM policies WHERE id = $1 FOR UPDATE", [policyId]);
-  const upload = slowUpload(service.baseUrl, uploadedTo, sarifReport(5), { pieces: 1, go: Promise.resolve(), everyMs: 0 });
+  const upload = slowUpload(service.baseUrl, uploadedTo, sarifReport(5), {
+    pieces: 1,
+    go: Promise.resolve(),
+    everyMs: 0,
+  });
   const deletion = freshRequest("DELETE", `${service.baseUrl}/applications/${deleted}`, auth);
   const waitingAfterWriting = `
     SELECT c.relname FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid JOIN pg_class c ON c.oid = l.relation
@@ -302,8 +371,22 @@ it("cuts the requests still running when the grace period is over, and nothing o
   expect((await db.query(waitingAfterWriting)).rows).toEqual([{ relname: "applications" }, { relname: "scans" }]);
   const vexWaiters = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
   const advisoryBefore = (await db.query(vexWaiters)).rows[0].n as number;
-  const openVex = { "@context": "https://openvex.dev/ns/v0.2.0", "@id": "urn:uuid:0b0b0b0b-0000-4000-8000-000000000001", author: "shutdown-test", timestamp: new Date().toISOString(), version: 1, statements: [{ vulnerability: { name: "CVE-2021-44228" }, status: "not_affected", justification: "component_not_present" }] };
-  const vex = freshRequest("POST", `${service.baseUrl}/applications/${uploadedTo}/vex`, { ...auth, "content-type": "application/json" }, JSON.stringify(openVex));
+  const openVex = {
+    "@context": "https://openvex.dev/ns/v0.2.0",
+    "@id": "urn:uuid:0b0b0b0b-0000-4000-8000-000000000001",
+    author: "shutdown-test",
+    timestamp: new Date().toISOString(),
+    version: 1,
+    statements: [
+      { vulnerability: { name: "CVE-2021-44228" }, status: "not_affected", justification: "component_not_present" },
+    ],
+  };
+  const vex = freshRequest(
+    "POST",
+    `${service.baseUrl}/applications/${uploadedTo}/vex`,
+    { ...auth, "content-type": "application/json" },
+    JSON.stringify(openVex),
+  );
   await eventually(async () => (await db.query(vexWaiters)).rows[0].n === advisoryBefore + 1);
 
   const signalled = Date.now();
@@ -318,7 +401,8 @@ it("cuts the requests still running when the grace period is over, and nothing o
   await holder.query("ROLLBACK");
   await holder.query("SELECT pg_advisory_unlock_all()");
   expect(await service.exited).toBe(0);
-  const others = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1)";
+  const others =
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1)";
   await eventually(async () => (await db.query(others, [holderPid])).rows[0].n === 0);
 
   const count = async (sql: string, id: string) => (await db.query(sql, [id])).rows[0].n as number;
@@ -335,7 +419,11 @@ it("counts Ctrl-C once though it reaches node twice (from the terminal and throu
   const node = nodeOf(service);
   const applicationId = await createApplication(service.baseUrl, "interrupted");
   // An upload whose end never comes keeps the shutdown waiting in its grace period.
-  const upload = slowUpload(service.baseUrl, applicationId, sarifReport(10), { pieces: 2, go: new Promise(() => {}), everyMs: 0 });
+  const upload = slowUpload(service.baseUrl, applicationId, sarifReport(10), {
+    pieces: 2,
+    go: new Promise(() => {}),
+    everyMs: 0,
+  });
   await upload.started;
 
   process.kill(-service.child.pid!, "SIGINT"); // what a terminal does on Ctrl-C: SIGINT to the whole foreground group

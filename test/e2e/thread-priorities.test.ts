@@ -31,7 +31,10 @@ async function threadsNiceness(child: ChildProcess): Promise<{ before: number[];
       void exited.then(() => reject(new Error(`the script exited before it answered: ${out}`)));
     });
     const threads = JSON.parse(line) as { before: number[]; later: number[] };
-    return { before: threads.before.map((tid) => niceOf(child.pid!, tid)), later: threads.later.map((tid) => niceOf(child.pid!, tid)) };
+    return {
+      before: threads.before.map((tid) => niceOf(child.pid!, tid)),
+      later: threads.later.map((tid) => niceOf(child.pid!, tid)),
+    };
   } finally {
     child.kill("SIGKILL");
     await exited;
@@ -52,7 +55,9 @@ it("runs the threads Node starts before any JavaScript at nice 10, and the main 
         console.log(JSON.stringify({ before, later })); // then wait, to be read, until killed
       });
     });`;
-  const { before, later } = await threadsNiceness(spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] }));
+  const { before, later } = await threadsNiceness(
+    spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] }),
+  );
 
   expect(before.length).toBeGreaterThanOrEqual(5); // V8's four workers and its delayed-task thread, at least
   expect(before).toEqual(before.map(() => 10));
@@ -66,7 +71,12 @@ describe("the service as npm start runs it", () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     service = await startServiceProcess({
-      env: { DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_JWT_SECRET, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, NODE_ENV: "production" },
+      env: {
+        DATABASE_URL: database.url,
+        AUTH_JWT_SECRET: TEST_JWT_SECRET,
+        WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+        NODE_ENV: "production",
+      },
     });
   });
   afterAll(async () => {
@@ -84,7 +94,9 @@ describe("the service as npm start runs it", () => {
     expect(atTen.length).toBeGreaterThanOrEqual(5);
     expect([...atStart].filter((tid) => tid !== pid && niceOf(pid, tid) === 0).length).toBeGreaterThanOrEqual(4); // libuv's pool
 
-    const auth = { authorization: `Bearer ${await mintToken({ secret: TEST_JWT_SECRET, sub: "priorities", scopes: ["admin"] })}` };
+    const auth = {
+      authorization: `Bearer ${await mintToken({ secret: TEST_JWT_SECRET, sub: "priorities", scopes: ["admin"] })}`,
+    };
     const app = await fetch(`${service.baseUrl}/applications`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
@@ -98,9 +110,19 @@ describe("the service as npm start runs it", () => {
       author: "test",
       timestamp: "2026-11-26T00:00:00Z",
       version: 1,
-      statements: [{ vulnerability: { name: "CVE-2026-0001" }, products: [{ "@id": "pkg:npm/left-pad@1.3.0" }], status: "under_investigation" }],
+      statements: [
+        {
+          vulnerability: { name: "CVE-2026-0001" },
+          products: [{ "@id": "pkg:npm/left-pad@1.3.0" }],
+          status: "under_investigation",
+        },
+      ],
     };
-    const applied = await fetch(`${service.baseUrl}/applications/${id}/vex`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(vex) });
+    const applied = await fetch(`${service.baseUrl}/applications/${id}/vex`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(vex),
+    });
     expect(applied.status).toBe(200);
     const documentThreads = threadsOf(pid).filter((tid) => !atStart.has(tid));
     expect(documentThreads.length).toBeGreaterThanOrEqual(1);

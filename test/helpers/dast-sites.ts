@@ -43,9 +43,13 @@ export function send(res: http.ServerResponse, page: Page): void {
   res.writeHead(page.status ?? 200, headers).end(page.body ?? "");
 }
 
-const html = (title: string, content = "") => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/style.css"></head><body><h1>${title}</h1>${content}</body></html>`;
+const html = (title: string, content = "") =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="stylesheet" href="/style.css"></head><body><h1>${title}</h1>${content}</body></html>`;
 const links = (paths: readonly string[]) => `<ul>${paths.map((p) => `<li><a href="${p}">${p}</a></li>`).join("")}</ul>`;
-const robots = (page: string) => ({ type: "text/plain", body: `User-agent: *\nDisallow: ${page}\nDisallow: /*.pdf$\n` });
+const robots = (page: string) => ({
+  type: "text/plain",
+  body: `User-agent: *\nDisallow: ${page}\nDisallow: /*.pdf$\n`,
+});
 const sitemap = (origin: string, page: string) => ({
   type: "application/xml",
   body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${origin}${page}</loc></url></urlset>`,
@@ -84,7 +88,10 @@ const CLEAN_PAGES: Readonly<Record<string, (site: TargetSite) => Page>> = {
   }),
   "/about": () => ({ body: html("About", `<img src="/logo.png" alt="logo"><a href="/">home</a>`) }),
   "/login": () => ({
-    body: html("Sign in", `<form method="post" action="/session"><input type="hidden" name="_csrf" value="a1b2"><input name="user"><input type="password" name="password"><button>Sign in</button></form>`),
+    body: html(
+      "Sign in",
+      `<form method="post" action="/session"><input type="hidden" name="_csrf" value="a1b2"><input name="user"><input type="password" name="password"><button>Sign in</button></form>`,
+    ),
   }),
   "/search": () => ({ body: html("Search", `<form action="/search"><input name="q"></form>`) }),
   "/session": () => ({ body: html("Signed in") }),
@@ -114,44 +121,172 @@ const cookiePage = (cookie: string): Page => ({ headers: { "set-cookie": cookie 
 
 /** One page per rule, each the careful page with one defect planted. */
 export const DEFECTS: readonly Defect[] = [
-  { path: "/no-csp", rule: headers.cspHeaderNotSet, page: () => ({ headers: { "content-security-policy": null }, body: html("No CSP") }) },
-  { path: "/no-xfo", rule: headers.antiClickjackingMissing, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": null }, body: html("Frameable") }) },
-  { path: "/bad-xfo", rule: headers.xFrameOptionsMalformed, page: () => ({ headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": "ALLOW-FROM https://example.com" }, body: html("Bad XFO") }) },
-  { path: "/no-nosniff", rule: headers.xContentTypeOptionsMissing, page: () => ({ headers: { "x-content-type-options": null }, body: html("Sniffable") }) },
-  { path: "/no-hsts", rule: headers.hstsNotSet, only: "https", page: () => ({ headers: { "strict-transport-security": null }, body: html("No HSTS") }) },
-  { path: "/hsts-off", rule: headers.hstsDisabled, only: "https", page: () => ({ headers: { "strict-transport-security": "max-age=0" }, body: html("HSTS off") }) },
-  { path: "/no-permissions-policy", rule: headers.permissionsPolicyNotSet, page: () => ({ headers: { "permissions-policy": null }, body: html("No Permissions-Policy") }) },
-  { path: "/feature-policy", rule: headers.featurePolicyDeprecated, page: () => ({ headers: { "permissions-policy": null, "feature-policy": "camera 'none'" }, body: html("Feature-Policy") }) },
-  { path: "/cookie-no-httponly", rule: cookies.cookieWithoutHttpOnly, page: () => cookiePage("theme=dark; Path=/; Secure; SameSite=Lax") },
-  { path: "/cookie-no-secure", rule: cookies.cookieWithoutSecure, only: "https", page: () => cookiePage("cart=7; Path=/; HttpOnly; SameSite=Lax") },
-  { path: "/cookie-no-samesite", rule: cookies.cookieWithoutSameSite, page: () => cookiePage("pref=1; Path=/; Secure; HttpOnly") },
-  { path: "/cookie-samesite-none", rule: cookies.cookieSameSiteNone, page: () => cookiePage("track=1; Path=/; Secure; HttpOnly; SameSite=None") },
-  { path: "/cookie-samesite-bogus", rule: cookies.cookieSameSiteInvalid, page: () => cookiePage("lang=en; Path=/; Secure; HttpOnly; SameSite=Sometimes") },
-  { path: "/server-version", rule: disclosure.serverVersionLeak, page: () => ({ headers: { server: "nginx/1.25.3" }, body: html("Server") }) },
-  { path: "/powered-by", rule: disclosure.xPoweredByLeak, page: () => ({ headers: { "x-powered-by": "Express" }, body: html("Powered by") }) },
-  { path: "/cors-star", rule: crossDomain.crossDomainMisconfiguration, page: () => ({ type: "application/json", headers: { "access-control-allow-origin": "*" }, body: "{}" }) },
+  {
+    path: "/no-csp",
+    rule: headers.cspHeaderNotSet,
+    page: () => ({ headers: { "content-security-policy": null }, body: html("No CSP") }),
+  },
+  {
+    path: "/no-xfo",
+    rule: headers.antiClickjackingMissing,
+    page: () => ({
+      headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": null },
+      body: html("Frameable"),
+    }),
+  },
+  {
+    path: "/bad-xfo",
+    rule: headers.xFrameOptionsMalformed,
+    page: () => ({
+      headers: { "content-security-policy": NO_FRAME_ANCESTORS, "x-frame-options": "ALLOW-FROM https://example.com" },
+      body: html("Bad XFO"),
+    }),
+  },
+  {
+    path: "/no-nosniff",
+    rule: headers.xContentTypeOptionsMissing,
+    page: () => ({ headers: { "x-content-type-options": null }, body: html("Sniffable") }),
+  },
+  {
+    path: "/no-hsts",
+    rule: headers.hstsNotSet,
+    only: "https",
+    page: () => ({ headers: { "strict-transport-security": null }, body: html("No HSTS") }),
+  },
+  {
+    path: "/hsts-off",
+    rule: headers.hstsDisabled,
+    only: "https",
+    page: () => ({ headers: { "strict-transport-security": "max-age=0" }, body: html("HSTS off") }),
+  },
+  {
+    path: "/no-permissions-policy",
+    rule: headers.permissionsPolicyNotSet,
+    page: () => ({ headers: { "permissions-policy": null }, body: html("No Permissions-Policy") }),
+  },
+  {
+    path: "/feature-policy",
+    rule: headers.featurePolicyDeprecated,
+    page: () => ({
+      headers: { "permissions-policy": null, "feature-policy": "camera 'none'" },
+      body: html("Feature-Policy"),
+    }),
+  },
+  {
+    path: "/cookie-no-httponly",
+    rule: cookies.cookieWithoutHttpOnly,
+    page: () => cookiePage("theme=dark; Path=/; Secure; SameSite=Lax"),
+  },
+  {
+    path: "/cookie-no-secure",
+    rule: cookies.cookieWithoutSecure,
+    only: "https",
+    page: () => cookiePage("cart=7; Path=/; HttpOnly; SameSite=Lax"),
+  },
+  {
+    path: "/cookie-no-samesite",
+    rule: cookies.cookieWithoutSameSite,
+    page: () => cookiePage("pref=1; Path=/; Secure; HttpOnly"),
+  },
+  {
+    path: "/cookie-samesite-none",
+    rule: cookies.cookieSameSiteNone,
+    page: () => cookiePage("track=1; Path=/; Secure; HttpOnly; SameSite=None"),
+  },
+  {
+    path: "/cookie-samesite-bogus",
+    rule: cookies.cookieSameSiteInvalid,
+    page: () => cookiePage("lang=en; Path=/; Secure; HttpOnly; SameSite=Sometimes"),
+  },
+  {
+    path: "/server-version",
+    rule: disclosure.serverVersionLeak,
+    page: () => ({ headers: { server: "nginx/1.25.3" }, body: html("Server") }),
+  },
+  {
+    path: "/powered-by",
+    rule: disclosure.xPoweredByLeak,
+    page: () => ({ headers: { "x-powered-by": "Express" }, body: html("Powered by") }),
+  },
+  {
+    path: "/cors-star",
+    rule: crossDomain.crossDomainMisconfiguration,
+    page: () => ({ type: "application/json", headers: { "access-control-allow-origin": "*" }, body: "{}" }),
+  },
   {
     path: "/cors-echo",
     rule: crossDomain.crossDomainMisconfiguration,
     page: (req) => ({
       type: "application/json",
-      headers: { "access-control-allow-origin": req.headers.origin ?? "https://app.example.com", "access-control-allow-credentials": "true", vary: "Origin" },
+      headers: {
+        "access-control-allow-origin": req.headers.origin ?? "https://app.example.com",
+        "access-control-allow-credentials": "true",
+        vary: "Origin",
+      },
       body: "{}",
     }),
   },
-  { path: "/cdn-script", rule: crossDomain.crossDomainScriptInclusion, page: () => ({ body: html("CDN", `<script src="https://cdn.example.com/widget.js"></script>`) }) },
-  { path: "/mixed", rule: crossDomain.mixedContent, only: "https", page: () => ({ body: html("Mixed", `<img src="http://images.example.com/banner.png" alt="banner">`) }) },
+  {
+    path: "/cdn-script",
+    rule: crossDomain.crossDomainScriptInclusion,
+    page: () => ({ body: html("CDN", `<script src="https://cdn.example.com/widget.js"></script>`) }),
+  },
+  {
+    path: "/mixed",
+    rule: crossDomain.mixedContent,
+    only: "https",
+    page: () => ({ body: html("Mixed", `<img src="http://images.example.com/banner.png" alt="banner">`) }),
+  },
   {
     path: "/mixed-script",
     rule: crossDomain.mixedContentWithScripts,
     only: "https",
-    page: () => ({ body: html("Mixed script", `<script src="http://cdn.example.com/old.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"></script>`) }),
+    page: () => ({
+      body: html(
+        "Mixed script",
+        `<script src="http://cdn.example.com/old.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"></script>`,
+      ),
+    }),
   },
-  { path: "/debug-error", rule: disclosure.debugErrorMessages, page: () => ({ status: 500, body: html("Error", `<pre>Traceback (most recent call last):\n  File "app.py", line 12, in handler\nKeyError: 'id'</pre>`) }) },
-  { path: "/files/", rule: disclosure.directoryBrowsing, page: () => ({ body: `<html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><pre><a href="backup.tar.gz">backup.tar.gz</a></pre></body></html>` }) },
-  { path: "/account/edit", rule: forms.absenceOfAntiCsrfTokens, page: () => ({ body: html("Edit account", `<form method="POST" action="/account"><input name="email"><button>Save</button></form>`) }) },
-  { path: "/admin", rule: forms.weakAuthenticationMethod, only: "http", page: () => ({ status: 401, headers: { "www-authenticate": 'Basic realm="admin"' }, body: html("Sign in") }) },
-  { path: "/internal", rule: disclosure.privateIpDisclosure, page: () => ({ body: html("Status", `<p>Served by upstream 10.12.0.7:8080</p>`) }) },
+  {
+    path: "/debug-error",
+    rule: disclosure.debugErrorMessages,
+    page: () => ({
+      status: 500,
+      body: html(
+        "Error",
+        `<pre>Traceback (most recent call last):\n  File "app.py", line 12, in handler\nKeyError: 'id'</pre>`,
+      ),
+    }),
+  },
+  {
+    path: "/files/",
+    rule: disclosure.directoryBrowsing,
+    page: () => ({
+      body: `<html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><pre><a href="backup.tar.gz">backup.tar.gz</a></pre></body></html>`,
+    }),
+  },
+  {
+    path: "/account/edit",
+    rule: forms.absenceOfAntiCsrfTokens,
+    page: () => ({
+      body: html(
+        "Edit account",
+        `<form method="POST" action="/account"><input name="email"><button>Save</button></form>`,
+      ),
+    }),
+  },
+  {
+    path: "/admin",
+    rule: forms.weakAuthenticationMethod,
+    only: "http",
+    page: () => ({ status: 401, headers: { "www-authenticate": 'Basic realm="admin"' }, body: html("Sign in") }),
+  },
+  {
+    path: "/internal",
+    rule: disclosure.privateIpDisclosure,
+    page: () => ({ body: html("Status", `<p>Served by upstream 10.12.0.7:8080</p>`) }),
+  },
 ];
 
 const DEFECT_BY_PATH = new Map(DEFECTS.map((d) => [d.path, d]));

@@ -16,7 +16,11 @@ export function gql(
 export const codesOf = (res: TestResponse): string[] =>
   (res.body?.errors ?? []).map((e: { extensions?: { code?: string } }) => e.extensions?.code);
 
-export function wsClient(t: TestApp, connectionParams: Record<string, unknown> | undefined, onClose?: (code: number) => void): Client {
+export function wsClient(
+  t: TestApp,
+  connectionParams: Record<string, unknown> | undefined,
+  onClose?: (code: number) => void,
+): Client {
   return createClient({
     url: t.baseUrl.replace(/^http/, "ws") + "/graphql",
     webSocketImpl: WebSocket,

@@ -38,7 +38,8 @@ export async function startHttpsReceiver({ key, cert }: { key: string; cert: str
     async waitFor(predicate, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver.requests)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.requests.length} requests)`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.requests.length} requests)`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },
@@ -53,7 +54,12 @@ export async function startHttpsReceiver({ key, cert }: { key: string; cert: str
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const received = { path: req.url ?? "", headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
+      const received = {
+        path: req.url ?? "",
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      };
       receiver.requests.push(received);
       const n = receiver.requests.filter((r) => r.path === received.path).length;
       const { status, delayMs = 0, headers = {} } = receiver.answer(received, n);

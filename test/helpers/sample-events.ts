@@ -8,12 +8,36 @@ import { newId } from "../../src/ids.ts";
 export function sampleEvent(type: EventType, applicationId: string, n: number): NewEvent {
   const at = new Date().toISOString();
   if (type === "policy.violated") {
-    return { type, applicationId, data: { policyId: newId(), policyName: `p${n}`, action: "block", applicationId, scanId: newId(), vulnerabilityIds: [] } };
+    return {
+      type,
+      applicationId,
+      data: {
+        policyId: newId(),
+        policyName: `p${n}`,
+        action: "block",
+        applicationId,
+        scanId: newId(),
+        vulnerabilityIds: [],
+      },
+    };
   }
   if (type.startsWith("vulnerability.")) {
-    return { type: "vulnerability.created", applicationId, data: { id: newId(), severity: "high", applicationId, title: `v${n}`, createdAt: at } };
+    return {
+      type: "vulnerability.created",
+      applicationId,
+      data: { id: newId(), severity: "high", applicationId, title: `v${n}`, createdAt: at },
+    };
   }
-  const data = { id: newId(), applicationId, scanType: "sast", status: "completed", triggeredBy: `n${n}`, startedAt: at, completedAt: at, summary: null };
+  const data = {
+    id: newId(),
+    applicationId,
+    scanType: "sast",
+    status: "completed",
+    triggeredBy: `n${n}`,
+    startedAt: at,
+    completedAt: at,
+    summary: null,
+  };
   return { type: type as "scan.completed", applicationId, data };
 }
 
@@ -22,7 +46,10 @@ export async function commitSampleEvents(pool: pg.Pool, count: number): Promise<
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await recordEvents(client, Array.from({ length: count }, (_, n) => sampleEvent("scan.completed", newId(), n)));
+    await recordEvents(
+      client,
+      Array.from({ length: count }, (_, n) => sampleEvent("scan.completed", newId(), n)),
+    );
     await client.query("COMMIT");
   } finally {
     client.release();

@@ -20,7 +20,10 @@ export function finding(key: string, severity: Severity = "high"): Finding {
 }
 
 /** Reports whatever `next` returns for each scan (a function of the target, or a fixed list). */
-export function scriptedEngine(scanType: ScanType, next: (target: ScanTarget) => Finding[] | Promise<Finding[]>): ScannerEngine {
+export function scriptedEngine(
+  scanType: ScanType,
+  next: (target: ScanTarget) => Finding[] | Promise<Finding[]>,
+): ScannerEngine {
   return { scanType, scan: async (target) => next(target) };
 }
 
@@ -60,7 +63,10 @@ export function blockingEngine(scanType: ScanType, findings: Finding[] = [findin
 }
 
 /** Polls `check` until it returns a truthy value, at most `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -17,10 +17,29 @@ export function createSelfSignedCert(names = ["localhost", "hook.example.test"])
   const keyPath = path.join(dir, "key.pem");
   const certPath = path.join(dir, "cert.pem");
   const san = [...names.map((n) => `DNS:${n}`), "IP:127.0.0.1"].join(",");
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-keyout", keyPath, "-out", certPath, "-days", "1", "-subj", "/CN=localhost", "-addext", `subjectAltName=${san}`,
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      keyPath,
+      "-out",
+      certPath,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      `subjectAltName=${san}`,
+    ],
+    { stdio: "ignore" },
+  );
   return {
     key: readFileSync(keyPath, "utf8"),
     cert: readFileSync(certPath, "utf8"),

@@ -11,7 +11,12 @@ export function adminServiceContext(db: Database): ServiceContext {
     pool: db.pool,
     actor: { sub: "reader", scopes: new Set(["admin"]), exp: Number.MAX_SAFE_INTEGER },
     log: createLogger("silent"),
-    settings: { allowPrivateWebhookTargets: false, webhookSecrets: testSecretBox(), externalScanTypes: [], scanEngines: {} },
+    settings: {
+      allowPrivateWebhookTargets: false,
+      webhookSecrets: testSecretBox(),
+      externalScanTypes: [],
+      scanEngines: {},
+    },
     // Listens only once an agent waits for a scan: none does in these tests.
     scanQueue: createQueuedScanSignal(db.pool, createLogger("silent")),
   };

@@ -12,7 +12,9 @@ const MAIN = path.join(ROOT, "dist/main.js");
 
 /** The Node flags package.json's start script gives the service (its heap ceiling, its preload). */
 export const START_FLAGS: readonly string[] = (() => {
-  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
   // `exec node …`: the shell gives way to node, so the signals npm forwards reach it.
   const flags = /^exec node (.*)dist\/main\.js$/.exec(scripts.start)?.[1];
   if (flags === undefined) throw new Error(`cannot read the Node flags of the start script "${scripts.start}"`);
@@ -58,7 +60,14 @@ interface StartOptions {
 
 async function serviceEnv(given: Record<string, string>): Promise<{ env: Record<string, string>; port: number }> {
   const port = Number(given.PORT ?? (await freePort()));
-  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", LOG_LEVEL: "warn", ...given, PORT: String(port) };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    ...given,
+    PORT: String(port),
+  };
   return { env, port };
 }
 
@@ -71,7 +80,11 @@ export async function startServiceProcess(
   },
 ): Promise<ServiceProcess> {
   const { env, port } = await serviceEnv(options.env);
-  const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], { cwd: options.cwd ?? ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], {
+    cwd: options.cwd ?? ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return untilReady(child, port, options.timeoutMs);
 }
 
@@ -103,7 +116,13 @@ async function untilReady(child: ChildProcess, port: number, timeoutMs = 60_000)
   void exited.then(() => (finished = true));
   while (true) {
     if (finished) throw new Error(`service exited during start-up:\n${err}`);
-    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`service not ready in time:\n${err}`);

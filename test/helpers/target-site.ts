@@ -24,7 +24,10 @@ export interface TargetSite {
   close(): Promise<void>;
 }
 
-export async function startTargetSite(handler: SiteHandler, options: { tls?: { key: string; cert: string }; host?: string } = {}): Promise<TargetSite> {
+export async function startTargetSite(
+  handler: SiteHandler,
+  options: { tls?: { key: string; cert: string }; host?: string } = {},
+): Promise<TargetSite> {
   const host = options.host ?? "127.0.0.1";
   const site: TargetSite = {
     origin: "",

@@ -47,7 +47,12 @@ export interface TestResponse {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { log?: Logger; database?: TestDatabase; scanTargetTls?: AppOptions["scanTargetTls"]; workers?: readonly string[] } = {},
+  options: {
+    log?: Logger;
+    database?: TestDatabase;
+    scanTargetTls?: AppOptions["scanTargetTls"];
+    workers?: readonly string[];
+  } = {},
 ): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
@@ -60,7 +65,12 @@ export async function startTestApp(
     SHUTDOWN_GRACE_MS: "5000", // close() in a test's teardown cuts a connection a test left open after 5 s, not 30
     ...env,
   });
-  const app = await buildApp({ config, databaseUrl: database.url, log: options.log, scanTargetTls: options.scanTargetTls });
+  const app = await buildApp({
+    config,
+    databaseUrl: database.url,
+    log: options.log,
+    scanTargetTls: options.scanTargetTls,
+  });
   app.attachGraphqlWs(app.server);
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   for (const worker of app.workers) if (options.workers?.includes(worker.name)) worker.start();
@@ -101,7 +111,11 @@ export async function startTestApp(
 }
 
 /** A dispatcher of this instance's that trusts `ca` (a test receiver's self-signed certificate). */
-export function dispatcherTrusting(t: TestApp, ca: string, overrides: Partial<DispatcherOptions> = {}): WebhookDispatcher {
+export function dispatcherTrusting(
+  t: TestApp,
+  ca: string,
+  overrides: Partial<DispatcherOptions> = {},
+): WebhookDispatcher {
   return createDispatcher({
     db: t.app.db,
     config: t.app.config,

@@ -30,13 +30,28 @@ export function cyclonedxReport(vulnerabilities: ScannedVulnerability[], tool = 
       tools: { components: [{ type: "application", name: tool, version: "0.80.0" }] },
       component: { type: "application", "bom-ref": "subject", name: "payments-api", version: "3.2.0" },
     },
-    components: purls.map((purl, i) => ({ type: "library", "bom-ref": `component-${i}`, name: nameOf(purl), version: versionOf(purl), purl })),
+    components: purls.map((purl, i) => ({
+      type: "library",
+      "bom-ref": `component-${i}`,
+      name: nameOf(purl),
+      version: versionOf(purl),
+      purl,
+    })),
     vulnerabilities: vulnerabilities.map((v, i) => ({
       "bom-ref": `vulnerability-${i}`,
       id: v.id,
       source: { name: v.id.startsWith("GHSA-") ? "GitHub" : "NVD" },
-      ...(v.aliases && { references: v.aliases.map((id) => ({ id, source: { name: id.startsWith("GHSA-") ? "GitHub" : "NVD" } })) }),
-      ratings: [{ source: { name: "NVD" }, severity: v.severity ?? "high", method: "CVSSv31", score: { critical: 9.8, high: 7.5, medium: 5.3, low: 2.1 }[v.severity ?? "high"] }],
+      ...(v.aliases && {
+        references: v.aliases.map((id) => ({ id, source: { name: id.startsWith("GHSA-") ? "GitHub" : "NVD" } })),
+      }),
+      ratings: [
+        {
+          source: { name: "NVD" },
+          severity: v.severity ?? "high",
+          method: "CVSSv31",
+          score: { critical: 9.8, high: 7.5, medium: 5.3, low: 2.1 }[v.severity ?? "high"],
+        },
+      ],
       description: `${v.id} in ${nameOf(v.purl)}`,
       affects: [{ ref: `component-${purls.indexOf(v.purl)}` }],
       ...(v.analysis && { analysis: v.analysis }),
@@ -62,7 +77,10 @@ export function openVex(statements: OpenVexStatement[], timestamp = "2026-11-25T
 
 /** The statement fields each OpenVEX status needs (not_affected: a justification; affected: an action statement). */
 export const OPENVEX_STATUS_FIELDS: Record<string, Record<string, unknown>> = {
-  not_affected: { justification: "vulnerable_code_not_in_execute_path", impact_statement: "The vulnerable parser is never given user input." },
+  not_affected: {
+    justification: "vulnerable_code_not_in_execute_path",
+    impact_statement: "The vulnerable parser is never given user input.",
+  },
   affected: { action_statement: "Upgrade to the fixed release before the next deploy." },
   fixed: { status_notes: "Patched in our fork." },
   under_investigation: {},
@@ -82,8 +100,17 @@ export function cyclonedxVex(
     bomFormat: "CycloneDX",
     specVersion,
     version: 1,
-    metadata: { timestamp: "2026-11-25T10:00:00Z", component: { type: "application", "bom-ref": "product", name: "payments-api" } },
-    components: purls.map((purl) => ({ type: "library", "bom-ref": purl, name: nameOf(purl), version: versionOf(purl), purl })),
+    metadata: {
+      timestamp: "2026-11-25T10:00:00Z",
+      component: { type: "application", "bom-ref": "product", name: "payments-api" },
+    },
+    components: purls.map((purl) => ({
+      type: "library",
+      "bom-ref": purl,
+      name: nameOf(purl),
+      version: versionOf(purl),
+      purl,
+    })),
     vulnerabilities: entries.map((e) => ({
       id: e.id,
       ...(e.aliases && { references: e.aliases.map((id) => ({ id, source: { name: "GitHub" } })) }),

@@ -83,11 +83,14 @@ describe("GetApplication", () => {
     expect(res.body).toEqual(created.body);
   });
 
-  it.each(["0190a8c6-0000-7000-8000-000000000000", "not-a-uuid", "1", "%E2%82%AC"])("answers 404 for %s", async (id) => {
-    const res = await t.request("GET", `/applications/${id}`);
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe("not_found");
-  });
+  it.each(["0190a8c6-0000-7000-8000-000000000000", "not-a-uuid", "1", "%E2%82%AC"])(
+    "answers 404 for %s",
+    async (id) => {
+      const res = await t.request("GET", `/applications/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe("not_found");
+    },
+  );
 });
 
 describe("UpdateApplication", () => {
@@ -97,7 +100,13 @@ describe("UpdateApplication", () => {
       body: { description: null, criticality: "critical", tags: ["b"] },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: "upd", owner: "team-a", description: null, criticality: "critical", tags: ["b"] });
+    expect(res.body).toMatchObject({
+      name: "upd",
+      owner: "team-a",
+      description: null,
+      criticality: "critical",
+      tags: ["b"],
+    });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
     expect(res.body.createdAt).toBe(created.body.createdAt);
     const again = await t.request("GET", `/applications/${created.body.id}`);
@@ -117,7 +126,9 @@ describe("UpdateApplication", () => {
     expect((await t.request("PUT", `/applications/${a.body.id}`, { body: { criticality: "x" } })).status).toBe(400);
     expect((await t.request("PUT", `/applications/${a.body.id}`, { body: [] })).status).toBe(400);
     expect((await t.request("PUT", `/applications/${a.body.id}`, { body: "text" })).status).toBe(400);
-    expect((await t.request("PUT", "/applications/0190a8c6-0000-7000-8000-000000000000", { body: {} })).status).toBe(404);
+    expect((await t.request("PUT", "/applications/0190a8c6-0000-7000-8000-000000000000", { body: {} })).status).toBe(
+      404,
+    );
     const clash = await t.request("PUT", `/applications/${a.body.id}`, { body: { name: "upd-b" } });
     expect(clash.status).toBe(409);
   });
@@ -199,10 +210,14 @@ describe("ListApplications", () => {
   it("pages without filters through every application once, newest first, equal timestamps ordered by id", async () => {
     const pool = list.app.db.pool;
     const sameInstant = new Date("2026-11-20T12:00:00.123Z");
-    const { rows: original } = await pool.query<{ id: string; created_at: Date }>("SELECT id, created_at FROM applications");
+    const { rows: original } = await pool.query<{ id: string; created_at: Date }>(
+      "SELECT id, created_at FROM applications",
+    );
     await pool.query("UPDATE applications SET created_at = $1 WHERE name IN ('l2', 'l3', 'l4')", [sameInstant]);
     try {
-      const expected = (await pool.query<{ name: string }>("SELECT name FROM applications ORDER BY created_at DESC, id DESC")).rows;
+      const expected = (
+        await pool.query<{ name: string }>("SELECT name FROM applications ORDER BY created_at DESC, id DESC")
+      ).rows;
       const seen: { id: string; name: string }[] = [];
       let path: string | undefined = "/applications?limit=2";
       while (path) {
@@ -216,7 +231,14 @@ describe("ListApplications", () => {
       expect(seen.map((a) => a.name)).toEqual(expected.map((r) => r.name));
       // Each item is exactly what GET /applications/{id} answers.
       for (const item of seen) expect((await list.request("GET", `/applications/${item.id}`)).body).toEqual(item);
-      expect(seen).toContainEqual(expect.objectContaining({ name: "l3", createdAt: sameInstant.toISOString(), criticality: "high", tags: ["pci"] }));
+      expect(seen).toContainEqual(
+        expect.objectContaining({
+          name: "l3",
+          createdAt: sameInstant.toISOString(),
+          criticality: "high",
+          tags: ["pci"],
+        }),
+      );
     } finally {
       await pool.query(
         "UPDATE applications a SET created_at = o.created_at FROM unnest($1::uuid[], $2::timestamptz[]) o(id, created_at) WHERE a.id = o.id",

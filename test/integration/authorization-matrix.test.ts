@@ -52,7 +52,8 @@ it("answers 401 without a token, 403 naming the scope without it, and lets the s
 
     for (const scope of op.scopes) {
       const allowed = await t.request(op.method, op.path, { token: await t.token([scope]), body });
-      if (allowed.status === 401 || allowed.status === 403) problems.push(`${op.label} with ${scope} → ${allowed.status}`);
+      if (allowed.status === 401 || allowed.status === 403)
+        problems.push(`${op.label} with ${scope} → ${allowed.status}`);
     }
   }
   expect(problems).toEqual([]);

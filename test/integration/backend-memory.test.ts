@@ -32,7 +32,8 @@ async function faultsPerRun(client: pg.ClientBase): Promise<number> {
   const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
   for (let i = 0; i < 3; i++) await client.query(LARGE_RESULT);
   const before = minorFaults(rows[0]!.pid);
-  for (let i = 0; i < RUNS; i++) expect((await client.query<{ page: string }>(LARGE_RESULT)).rows[0]!.page.length).toBeGreaterThan(300_000);
+  for (let i = 0; i < RUNS; i++)
+    expect((await client.query<{ page: string }>(LARGE_RESULT)).rows[0]!.page.length).toBeGreaterThan(300_000);
   return (minorFaults(rows[0]!.pid) - before) / RUNS;
 }
 

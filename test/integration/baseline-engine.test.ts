@@ -16,7 +16,10 @@ let t: TestApp;
 const sites: TargetSite[] = [];
 beforeAll(async () => {
   cert = createSelfSignedCert();
-  t = await startTestApp({ SCAN_ENGINES: "dast:baseline", SCAN_ALLOW_PRIVATE_TARGETS: "true", DAST_MAX_PAGES: "60" }, { scanTargetTls: { ca: cert.cert } });
+  t = await startTestApp(
+    { SCAN_ENGINES: "dast:baseline", SCAN_ALLOW_PRIVATE_TARGETS: "true", DAST_MAX_PAGES: "60" },
+    { scanTargetTls: { ca: cert.cert } },
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -32,7 +35,9 @@ async function site(handler: SiteHandler, scheme: "http" | "https" = "http"): Pr
 
 let n = 0;
 async function application(app: TestApp, serviceUrl?: string): Promise<string> {
-  const res = await app.request("POST", "/applications", { body: { name: `dast-${++n}`, ...(serviceUrl && { serviceUrl }) } });
+  const res = await app.request("POST", "/applications", {
+    body: { name: `dast-${++n}`, ...(serviceUrl && { serviceUrl }) },
+  });
   expect(res.status).toBe(201);
   return res.body.id;
 }
@@ -45,13 +50,40 @@ async function scanned(app: TestApp, appId: string) {
   return (await app.request("GET", trigger.headers.get("location")!)).body;
 }
 
-const vulnerabilitiesOf = async (app: TestApp, appId: string) => (await app.request("GET", `/applications/${appId}/vulnerabilities?limit=500`)).body as Array<Record<string, unknown>>;
+const vulnerabilitiesOf = async (app: TestApp, appId: string) =>
+  (await app.request("GET", `/applications/${appId}/vulnerabilities?limit=500`)).body as Array<Record<string, unknown>>;
 /** What a finding says, without what is particular to its application and scan. */
 const contentOf = (vulnerabilities: Array<Record<string, unknown>>) =>
   vulnerabilities
-    .map(({ title, description, severity, cwe, cve, cvssScore, status, introducedIn, remediation, location, tool, scanType }) => ({
-      title, description, severity, cwe, cve, cvssScore, status, introducedIn, remediation, location, tool, scanType,
-    }))
+    .map(
+      ({
+        title,
+        description,
+        severity,
+        cwe,
+        cve,
+        cvssScore,
+        status,
+        introducedIn,
+        remediation,
+        location,
+        tool,
+        scanType,
+      }) => ({
+        title,
+        description,
+        severity,
+        cwe,
+        cve,
+        cvssScore,
+        status,
+        introducedIn,
+        remediation,
+        location,
+        tool,
+        scanType,
+      }),
+    )
     .sort((a, b) => `${a.title} ${a.location}`.localeCompare(`${b.title} ${b.location}`));
 
 describe("a dast scan on the baseline engine", () => {
@@ -63,11 +95,18 @@ describe("a dast scan on the baseline engine", () => {
     while ((await t.app.scanRunner.runOnce()) > 0);
     const scan = (await t.request("GET", trigger.headers.get("location")!)).body;
     const planted = DEFECTS.filter((d) => d.only !== "http");
-    expect(scan).toMatchObject({ status: "completed", source: BASELINE, failure: null, summary: { totalFindings: planted.length, critical: 0, high: 0 } });
+    expect(scan).toMatchObject({
+      status: "completed",
+      source: BASELINE,
+      failure: null,
+      summary: { totalFindings: planted.length, critical: 0, high: 0 },
+    });
     expect(scan.summary.medium + scan.summary.low).toBe(planted.length);
     const found = await vulnerabilitiesOf(t, appId);
     expect(found).toHaveLength(planted.length);
-    expect(new Set(found.map((v) => new URL(v.location as string).pathname))).toEqual(new Set(planted.map((d) => d.path)));
+    expect(new Set(found.map((v) => new URL(v.location as string).pathname))).toEqual(
+      new Set(planted.map((d) => d.path)),
+    );
     expect(found.find((v) => v.title === "Cookie Without Secure Flag")).toMatchObject({
       severity: "low",
       cwe: "CWE-614",
@@ -79,11 +118,16 @@ describe("a dast scan on the baseline engine", () => {
     });
 
     // The same crawl's report, uploaded as ZAP's: the same findings, field for field.
-    const report = await runBaselineScan(target.url("/"), { targetPolicy: { allowPrivateTargets: true }, tls: { ca: cert.cert } });
+    const report = await runBaselineScan(target.url("/"), {
+      targetPolicy: { allowPrivateTargets: true },
+      tls: { ca: cert.cert },
+    });
     const other = await application(t);
     const upload = await t.request("POST", `/applications/${other}/scan-reports`, { body: report });
     expect(upload.status).toBe(202);
-    expect(upload.body).toMatchObject({ source: { kind: "report", format: "zap", tool: "appsec-baseline", toolVersion: "1.0.0" } });
+    expect(upload.body).toMatchObject({
+      source: { kind: "report", format: "zap", tool: "appsec-baseline", toolVersion: "1.0.0" },
+    });
     expect(contentOf(await vulnerabilitiesOf(t, other))).toEqual(contentOf(found));
   });
 
@@ -107,15 +151,27 @@ describe("a dast scan on the baseline engine", () => {
     await gone.close();
     const appId = await application(t, gone.url("/"));
     const scan = await scanned(t, appId);
-    expect(scan).toMatchObject({ status: "failed", summary: null, failure: { reason: `${gone.origin} refused the connection` } });
-    const events = await t.app.db.prisma.event.findMany({ where: { applicationId: appId }, orderBy: { occurredAt: "asc" } });
+    expect(scan).toMatchObject({
+      status: "failed",
+      summary: null,
+      failure: { reason: `${gone.origin} refused the connection` },
+    });
+    const events = await t.app.db.prisma.event.findMany({
+      where: { applicationId: appId },
+      orderBy: { occurredAt: "asc" },
+    });
     expect(events.map((e) => e.type)).toEqual(["scan.started", "scan.failed"]);
   });
 
   it("dedupes findings on a rescan and resolves the one fixed on the target in between", async () => {
     let poweredBy = true;
     const target = await site((req, res) =>
-      send(res, req.url === "/" ? { body: `<p>home</p>`, headers: { "x-powered-by": poweredBy ? "Express" : null, server: "nginx/1.25.3" } } : { status: 404 }),
+      send(
+        res,
+        req.url === "/"
+          ? { body: `<p>home</p>`, headers: { "x-powered-by": poweredBy ? "Express" : null, server: "nginx/1.25.3" } }
+          : { status: 404 },
+      ),
     );
     const appId = await application(t, target.url("/"));
     expect((await scanned(t, appId)).summary.totalFindings).toBe(2);
@@ -124,7 +180,9 @@ describe("a dast scan on the baseline engine", () => {
     expect((await scanned(t, appId)).summary.totalFindings).toBe(2);
     const second = await vulnerabilitiesOf(t, appId);
     expect(second.map((v) => [v.id, v.status])).toEqual(first.map((v) => [v.id, "open"]));
-    expect(await t.app.db.prisma.event.count({ where: { applicationId: appId, type: "vulnerability.created" } })).toBe(2);
+    expect(await t.app.db.prisma.event.count({ where: { applicationId: appId, type: "vulnerability.created" } })).toBe(
+      2,
+    );
 
     poweredBy = false;
     expect((await scanned(t, appId)).summary.totalFindings).toBe(1);
@@ -148,22 +206,39 @@ describe("triggering a dast scan without serviceUrl", () => {
       errors: [{ path: "serviceUrl", message: expect.stringContaining("set the application's serviceUrl first") }],
     });
     expect((await t.request("POST", `/applications/${appId}/scans`, { body: { scanType: "sast" } })).status).toBe(202);
-    expect((await t.request("GET", `/applications/${appId}/scans`)).body.map((s: { scanType: string }) => s.scanType)).toEqual(["sast"]);
-    expect((await t.request("POST", `/applications/01900000-0000-7000-8000-000000000000/scans`, { body: { scanType: "dast" } })).status).toBe(404);
+    expect(
+      (await t.request("GET", `/applications/${appId}/scans`)).body.map((s: { scanType: string }) => s.scanType),
+    ).toEqual(["sast"]);
+    expect(
+      (
+        await t.request("POST", `/applications/01900000-0000-7000-8000-000000000000/scans`, {
+          body: { scanType: "dast" },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("is BAD_USER_INPUT over GraphQL", async () => {
     const appId = await application(t);
-    const res = await gql(t, `mutation($id: ID!) { triggerScan(applicationId: $id, input: { scanType: DAST }) { id } }`, { id: appId });
+    const res = await gql(
+      t,
+      `mutation($id: ID!) { triggerScan(applicationId: $id, input: { scanType: DAST }) { id } }`,
+      { id: appId },
+    );
     expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
-    expect(res.body.errors[0].extensions.errors).toEqual([{ path: "serviceUrl", message: expect.stringContaining("serviceUrl") }]);
+    expect(res.body.errors[0].extensions.errors).toEqual([
+      { path: "serviceUrl", message: expect.stringContaining("serviceUrl") },
+    ]);
   });
 });
 
 describe("scan targets on a private network", () => {
   let strict: TestApp;
   beforeAll(async () => {
-    strict = await startTestApp({ SCAN_ENGINES: "dast:baseline", SCAN_TARGET_ALLOW: "127.0.0.1/32" }, { database: t.database });
+    strict = await startTestApp(
+      { SCAN_ENGINES: "dast:baseline", SCAN_TARGET_ALLOW: "127.0.0.1/32" },
+      { database: t.database },
+    );
   });
   afterAll(() => strict.close());
 

@@ -3,10 +3,25 @@
 // keeps to its origin, its policy and its limits.
 import type { LookupAddress } from "node:dns";
 import { PASSIVE_RULES } from "../../src/scans/dast/passive-rules.ts";
-import { PROBE_ORIGIN, runBaselineScan, TargetUnreachableError, type BaselineScanOptions, type CrawlSummary, type ZapReportDocument } from "../../src/scans/dast/baseline-scan.ts";
+import {
+  PROBE_ORIGIN,
+  runBaselineScan,
+  TargetUnreachableError,
+  type BaselineScanOptions,
+  type CrawlSummary,
+  type ZapReportDocument,
+} from "../../src/scans/dast/baseline-scan.ts";
 import type { ResolveAll } from "../../src/net/ssrf-guard.ts";
 import { TargetAllowList } from "../../src/net/target-allow-list.ts";
-import { bigSite, CAREFUL_HEADERS, cleanSite, DEFECTS, plantedAlerts, plantedSite, send } from "../helpers/dast-sites.ts";
+import {
+  bigSite,
+  CAREFUL_HEADERS,
+  cleanSite,
+  DEFECTS,
+  plantedAlerts,
+  plantedSite,
+  send,
+} from "../helpers/dast-sites.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { startTargetSite, type TargetSite } from "../helpers/target-site.ts";
@@ -21,7 +36,10 @@ afterAll(async () => {
   cert.remove();
 });
 
-async function site(handler: Parameters<typeof startTargetSite>[0], scheme: "http" | "https" = "http"): Promise<TargetSite> {
+async function site(
+  handler: Parameters<typeof startTargetSite>[0],
+  scheme: "http" | "https" = "http",
+): Promise<TargetSite> {
   const started = await startTargetSite(handler, scheme === "https" ? { tls: { key: cert.key, cert: cert.cert } } : {});
   sites.push(started);
   return started;
@@ -29,16 +47,25 @@ async function site(handler: Parameters<typeof startTargetSite>[0], scheme: "htt
 
 const permissive = { allowPrivateTargets: true };
 
-async function scan(target: string, options: Partial<BaselineScanOptions> = {}): Promise<{ report: ZapReportDocument; summary: CrawlSummary }> {
+async function scan(
+  target: string,
+  options: Partial<BaselineScanOptions> = {},
+): Promise<{ report: ZapReportDocument; summary: CrawlSummary }> {
   let summary: CrawlSummary | undefined;
-  const report = await runBaselineScan(target, { targetPolicy: permissive, tls: { ca: cert.cert }, onSummary: (s) => (summary = s), ...options });
+  const report = await runBaselineScan(target, {
+    targetPolicy: permissive,
+    tls: { ca: cert.cert },
+    onSummary: (s) => (summary = s),
+    ...options,
+  });
   return { report, summary: summary! };
 }
 
 /** alert name → the paths of its instances, sorted. */
 function alertsOf(report: ZapReportDocument): Record<string, string[]> {
   const found: Record<string, string[]> = {};
-  for (const alert of report.site[0]!.alerts) found[alert.name] = [...new Set(alert.instances.map((i) => new URL(i.uri).pathname))].sort();
+  for (const alert of report.site[0]!.alerts)
+    found[alert.name] = [...new Set(alert.instances.map((i) => new URL(i.uri).pathname))].sort();
   return found;
 }
 
@@ -58,7 +85,9 @@ describe.each(["http", "https"] as const)("the planted site over %s", (scheme) =
   it("crawled every page, robots.txt and sitemap.xml entries included, with GET only, naming itself", () => {
     const paths = target.paths();
     for (const defect of DEFECTS) expect(paths).toContain(defect.path);
-    expect(paths).toEqual(expect.arrayContaining(["/", "/robots.txt", "/sitemap.xml", "/from-robots", "/from-sitemap", "/style.css"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["/", "/robots.txt", "/sitemap.xml", "/from-robots", "/from-sitemap", "/style.css"]),
+    );
     expect(new Set(target.requests.map((r) => r.method))).toEqual(new Set(["GET"]));
     expect(target.requests.every((r) => /^appsec-service-baseline\//.test(r.headers["user-agent"] ?? ""))).toBe(true);
     expect(paths).toHaveLength(new Set(paths).size); // each URL once
@@ -66,14 +95,34 @@ describe.each(["http", "https"] as const)("the planted site over %s", (scheme) =
   });
 
   it("writes ZAP's traditional JSON: the rule's ids, risk and CWE, one alert per rule with its instances", () => {
-    expect(report).toMatchObject({ "@programName": "appsec-baseline", "@version": "1.0.0", site: [{ "@name": target.origin, "@ssl": String(scheme === "https") }] });
+    expect(report).toMatchObject({
+      "@programName": "appsec-baseline",
+      "@version": "1.0.0",
+      site: [{ "@name": target.origin, "@ssl": String(scheme === "https") }],
+    });
     for (const alert of report.site[0]!.alerts) {
       const rule = PASSIVE_RULES.find((r) => r.name === alert.name)!;
-      expect(alert).toMatchObject({ pluginid: String(rule.pluginId), alertRef: rule.alertRef, riskcode: String(rule.risk), cweid: String(rule.cweId), wascid: String(rule.wascId), count: String(alert.instances.length) });
+      expect(alert).toMatchObject({
+        pluginid: String(rule.pluginId),
+        alertRef: rule.alertRef,
+        riskcode: String(rule.risk),
+        cweid: String(rule.cweId),
+        wascid: String(rule.wascId),
+        count: String(alert.instances.length),
+      });
       for (const instance of alert.instances) expect(instance).toMatchObject({ method: "GET", attack: "" });
     }
     const cookie = report.site[0]!.alerts.find((a) => a.alertRef === "10054-1")!;
-    expect(cookie.instances).toEqual([{ uri: target.url("/cookie-no-samesite"), method: "GET", param: "pref", attack: "", evidence: "set-cookie: pref", otherinfo: "" }]);
+    expect(cookie.instances).toEqual([
+      {
+        uri: target.url("/cookie-no-samesite"),
+        method: "GET",
+        param: "pref",
+        attack: "",
+        evidence: "set-cookie: pref",
+        otherinfo: "",
+      },
+    ]);
   });
 });
 
@@ -83,7 +132,23 @@ describe.each(["http", "https"] as const)("a careful site over %s", (scheme) => 
     const { report, summary } = await scan(target.url("/"));
     expect(report.site[0]!.alerts).toEqual([]);
     expect(target.paths()).toEqual(
-      expect.arrayContaining(["/", "/about", "/login", "/search", "/session", "/api/status", "/logout", "/moved", "/missing", "/app.js", "/style.css", "/robots.txt", "/sitemap.xml", "/from-robots", "/from-sitemap"]),
+      expect.arrayContaining([
+        "/",
+        "/about",
+        "/login",
+        "/search",
+        "/session",
+        "/api/status",
+        "/logout",
+        "/moved",
+        "/missing",
+        "/app.js",
+        "/style.css",
+        "/robots.txt",
+        "/sitemap.xml",
+        "/from-robots",
+        "/from-sitemap",
+      ]),
     );
     expect(summary).toMatchObject({ failures: 0, stoppedBy: "done", offOrigin: 1 }); // the CDN script
   });
@@ -97,7 +162,9 @@ describe("limits", () => {
     expect(summary).toMatchObject({ requests: 100, stoppedBy: "max-pages" });
     // Breadth-first: the front page and what it leads to first, then the tree level by level; the
     // 96 pages fetched all lie in its first six levels (/page/1 to /page/126).
-    expect(new Set(target.paths().slice(0, 6))).toEqual(new Set(["/", "/style.css", "/page/1", "/page/2", "/robots.txt", "/sitemap.xml"]));
+    expect(new Set(target.paths().slice(0, 6))).toEqual(
+      new Set(["/", "/style.css", "/page/1", "/page/2", "/robots.txt", "/sitemap.xml"]),
+    );
     const pages = target.paths().flatMap((p) => /^\/page\/(\d+)$/.exec(p)?.slice(1).map(Number) ?? []);
     expect(pages).toHaveLength(96);
     expect(Math.max(...pages)).toBeLessThanOrEqual(126);
@@ -145,7 +212,8 @@ describe("limits", () => {
       send(res, { body: "<p>next</p>", headers: { connection: "close" } });
     });
     let lookups = 0;
-    const rebinding: ResolveAll = (_host, _options, callback) => callback(null, [{ address: lookups++ === 0 ? "127.0.0.1" : "127.0.0.2", family: 4 } as LookupAddress]);
+    const rebinding: ResolveAll = (_host, _options, callback) =>
+      callback(null, [{ address: lookups++ === 0 ? "127.0.0.1" : "127.0.0.2", family: 4 } as LookupAddress]);
     const { summary } = await scan(`http://app.test:${target.port}/`, {
       targetPolicy: { allowPrivateTargets: false, allowList: TargetAllowList.parse("127.0.0.1/32") },
       resolveAll: rebinding,
@@ -189,7 +257,8 @@ describe("a target that answers nothing", () => {
   });
 
   it("dns: the name does not resolve", async () => {
-    const nowhere: ResolveAll = (_host, _options, callback) => callback(Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }), []);
+    const nowhere: ResolveAll = (_host, _options, callback) =>
+      callback(Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }), []);
     const err = await reasonOf("http://app.does-not-exist.test/", { resolveAll: nowhere });
     expect(err).toMatchObject({ kind: "dns", reason: "app.does-not-exist.test does not resolve (ENOTFOUND)" });
   });
@@ -210,14 +279,28 @@ describe("a target that answers nothing", () => {
   it("forbidden: the policy refuses private addresses, literal or resolved, unless allow-listed", async () => {
     const target = await site(cleanSite);
     const strict = { allowPrivateTargets: false };
-    expect(await reasonOf(target.url("/"), { targetPolicy: strict })).toMatchObject({ kind: "forbidden", reason: expect.stringContaining("non-public address") });
+    expect(await reasonOf(target.url("/"), { targetPolicy: strict })).toMatchObject({
+      kind: "forbidden",
+      reason: expect.stringContaining("non-public address"),
+    });
     const toLoopback: ResolveAll = (_host, _options, callback) => callback(null, [{ address: "127.0.0.1", family: 4 }]);
-    const resolved = await reasonOf(`http://app.test:${target.port}/`, { targetPolicy: strict, resolveAll: toLoopback });
-    expect(resolved).toMatchObject({ kind: "forbidden", reason: "Refusing to connect to app.test: it resolves to 127.0.0.1, which is not a public address" });
+    const resolved = await reasonOf(`http://app.test:${target.port}/`, {
+      targetPolicy: strict,
+      resolveAll: toLoopback,
+    });
+    expect(resolved).toMatchObject({
+      kind: "forbidden",
+      reason: "Refusing to connect to app.test: it resolves to 127.0.0.1, which is not a public address",
+    });
     expect(target.requests).toEqual([]);
 
-    const byHost = await scan(`http://app.test:${target.port}/`, { targetPolicy: { allowPrivateTargets: false, allowList: TargetAllowList.parse("app.test") }, resolveAll: toLoopback });
-    const byNetwork = await scan(target.url("/"), { targetPolicy: { allowPrivateTargets: false, allowList: TargetAllowList.parse("127.0.0.0/8") } });
+    const byHost = await scan(`http://app.test:${target.port}/`, {
+      targetPolicy: { allowPrivateTargets: false, allowList: TargetAllowList.parse("app.test") },
+      resolveAll: toLoopback,
+    });
+    const byNetwork = await scan(target.url("/"), {
+      targetPolicy: { allowPrivateTargets: false, allowList: TargetAllowList.parse("127.0.0.0/8") },
+    });
     expect([byHost.summary.failures, byNetwork.summary.failures]).toEqual([0, 0]);
     expect(target.paths().filter((p) => p === "/")).toHaveLength(2);
   });

@@ -22,7 +22,12 @@ let token: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   service = await startServiceProcess({
-    env: { DATABASE_URL: database.url, NODE_ENV: "test", AUTH_JWT_SECRET: TEST_JWT_SECRET, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS },
+    env: {
+      DATABASE_URL: database.url,
+      NODE_ENV: "test",
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+    },
   });
   token = await mintToken({ secret: TEST_JWT_SECRET, sub: "limits", scopes: ["admin"] });
   const created = await fetch(`${service.baseUrl}/applications`, {
@@ -53,22 +58,30 @@ it.each([
   ["a 2 MiB JSON body to an ordinary JSON route", () => "/applications", 2 * 1024 * 1024, MAX_BODY_BYTES],
   ["a 2 MiB body to /graphql", () => "/graphql", 2 * 1024 * 1024, MAX_BODY_BYTES],
   ["a 24 MiB VEX document", () => `/applications/${app}/vex`, 24 * 1024 * 1024, MAX_VEX_BYTES],
-])("is read by fetch for %s, every time", async (_what, path, bytes, limit) => {
-  expect(bytes).toBeGreaterThan(limit);
-  expect(bytes).toBeLessThanOrEqual(2 * limit);
-  const body = jsonOf(bytes);
-  const outcomes: string[] = [];
-  for (let i = 0; i < ATTEMPTS; i++) {
-    try {
-      const res = await fetch(service.baseUrl + path(), { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
-      const problem = (await res.json()) as { code: string };
-      outcomes.push(`${res.status} ${problem.code} ${res.headers.get("connection")}`);
-    } catch (err) {
-      outcomes.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+])(
+  "is read by fetch for %s, every time",
+  async (_what, path, bytes, limit) => {
+    expect(bytes).toBeGreaterThan(limit);
+    expect(bytes).toBeLessThanOrEqual(2 * limit);
+    const body = jsonOf(bytes);
+    const outcomes: string[] = [];
+    for (let i = 0; i < ATTEMPTS; i++) {
+      try {
+        const res = await fetch(service.baseUrl + path(), {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body,
+        });
+        const problem = (await res.json()) as { code: string };
+        outcomes.push(`${res.status} ${problem.code} ${res.headers.get("connection")}`);
+      } catch (err) {
+        outcomes.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+      }
     }
-  }
-  expect(outcomes).toEqual(Array(ATTEMPTS).fill("413 payload_too_large close"));
-}, 120_000);
+    expect(outcomes).toEqual(Array(ATTEMPTS).fill("413 payload_too_large close"));
+  },
+  120_000,
+);
 
 it("keeps reading a slow client's body for as long as it comes, then answers 413", async () => {
   // 2 MiB to a 1 MiB route in 24 pieces, one every 500 ms: 12 s in all, never 10 s without a byte.
@@ -86,7 +99,9 @@ it("keeps reading a slow client's body for as long as it comes, then answers 413
   });
   const writeErrors: string[] = [];
   socket.on("error", (err) => writeErrors.push(String(err)));
-  socket.write(`POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(
+    `POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   const size = Math.ceil(body.length / pieces);
   for (let n = 0; n < pieces; n++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -108,7 +123,9 @@ it("answers 413 to a client that stops sending mid-way, once it has sent nothing
     socket.on("data", (chunk) => (text += chunk));
     socket.on("close", () => resolve({ text, at: Date.now() }));
   });
-  socket.write(`POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(
+    `POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   await new Promise<void>((resolve) => socket.write(body.subarray(0, (3 * body.length) / 4), () => resolve()));
   const stoppedAt = Date.now();
   const { text, at } = await answer;
@@ -124,6 +141,8 @@ it("answers 413 at once to a body announced longer than twice the limit", async 
     socket.on("data", (chunk) => (text += chunk));
     socket.on("close", () => resolve(text));
   });
-  socket.write(`POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${3 * MAX_BODY_BYTES}\r\n\r\n{"name":`);
+  socket.write(
+    `POST /applications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${3 * MAX_BODY_BYTES}\r\n\r\n{"name":`,
+  );
   expect(await answer).toMatch(/^HTTP\/1\.1 413 /);
 });

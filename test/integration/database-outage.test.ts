@@ -44,7 +44,13 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(cert);
   const log = pino({ level: "info" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
   t = await startTestApp(
-    { SCAN_DURATION_MS: "100", SCAN_LEASE_MS: "1000", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_INITIAL_MS: "200", WEBHOOK_RETRY_MAX_DELAY_MS: "500" },
+    {
+      SCAN_DURATION_MS: "100",
+      SCAN_LEASE_MS: "1000",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_RETRY_INITIAL_MS: "200",
+      WEBHOOK_RETRY_MAX_DELAY_MS: "500",
+    },
     { log, database: { url: server.url, drop: async () => {} }, workers: ["scan-runner", "event-retention"] },
   );
   // The instance's dispatcher, but trusting the receiver's certificate.
@@ -77,7 +83,8 @@ it("answers 503 within 5 s while Postgres is away, never 500, and is back by its
   });
   expect(webhook.status).toBe(201);
   const apps: string[] = [];
-  for (let i = 0; i < 4; i++) apps.push((await t.request("POST", "/applications", { body: { name: `outage-${i}` } })).body.id);
+  for (let i = 0; i < 4; i++)
+    apps.push((await t.request("POST", "/applications", { body: { name: `outage-${i}` } })).body.id);
 
   // A live subscriber, there from before the outage to after it.
   const live: { eventId: string }[] = [];
@@ -93,11 +100,35 @@ it("answers 503 within 5 s while Postgres is away, never 500, and is back by its
   let n = 0;
   const routes: [string, () => Promise<{ status: number; headers: Headers; body: any }>][] = [
     ["GET /applications", () => t.request("GET", "/applications?limit=5")],
-    ["POST scans", () => t.request("POST", `/applications/${apps[n % 4]}/scans`, { body: { scanType: scanTypes[Math.floor(n / 4) % 4] } })],
+    [
+      "POST scans",
+      () =>
+        t.request("POST", `/applications/${apps[n % 4]}/scans`, {
+          body: { scanType: scanTypes[Math.floor(n / 4) % 4] },
+        }),
+    ],
     ["GET /events", () => t.request("GET", "/events?limit=5")],
     ["GET deliveries", () => t.request("GET", `/webhooks/${webhook.body.id}/deliveries?limit=5`)],
-    ["GraphQL query", () => t.request("POST", "/graphql", gqlBody("{ applications(first: 3) { totalCount edges { node { name latestScans { status } } } } }"))],
-    ["GraphQL mutation", () => t.request("POST", "/graphql", gqlBody("mutation($i: CreateApplicationInput!) { createApplication(input: $i) { id } }", { i: { name: `g-${Date.now()}-${n}` } }))],
+    [
+      "GraphQL query",
+      () =>
+        t.request(
+          "POST",
+          "/graphql",
+          gqlBody("{ applications(first: 3) { totalCount edges { node { name latestScans { status } } } } }"),
+        ),
+    ],
+    [
+      "GraphQL mutation",
+      () =>
+        t.request(
+          "POST",
+          "/graphql",
+          gqlBody("mutation($i: CreateApplicationInput!) { createApplication(input: $i) { id } }", {
+            i: { name: `g-${Date.now()}-${n}` },
+          }),
+        ),
+    ],
     ["/readyz", () => t.request("GET", "/readyz", { token: null })],
     ["/healthz", () => t.request("GET", "/healthz", { token: null })],
   ];
@@ -153,7 +184,10 @@ it("answers 503 within 5 s while Postgres is away, never 500, and is back by its
   // Back by itself: every route answers again within 5 s of Postgres returning, and keeps doing so.
   for (const [route] of routes) {
     const firstOk = answers.find((a) => a.route === route && a.started >= restarted && ok(a));
-    expect({ route, back: firstOk && firstOk.started + firstOk.took - restarted < BACK_WITHIN_MS }).toEqual({ route, back: true });
+    expect({ route, back: firstOk && firstOk.started + firstOk.took - restarted < BACK_WITHIN_MS }).toEqual({
+      route,
+      back: true,
+    });
   }
   expect(answers.filter((a) => a.started > restarted + BACK_WITHIN_MS && !ok(a))).toEqual([]);
   // Before: everything answered before the stop began was fine (one in flight as it stops may be a 503).
@@ -167,19 +201,32 @@ it("answers 503 within 5 s while Postgres is away, never 500, and is back by its
   expect(logLines.filter((l) => l.level === 40 && !l.msg.startsWith("database unreachable"))).toEqual([]);
 
   // Nothing lost: every scan ends; the live subscriber got each of their events once, the webhook at least once.
-  await eventually(async () => (await t.app.db.prisma.scan.count({ where: { status: { in: ["queued", "running"] } } })) === 0, 30_000);
-  const events = await t.app.db.prisma.event.findMany({ where: { type: { in: ["scan.started", "scan.completed"] } }, select: { id: true, type: true } });
+  await eventually(
+    async () => (await t.app.db.prisma.scan.count({ where: { status: { in: ["queued", "running"] } } })) === 0,
+    30_000,
+  );
+  const events = await t.app.db.prisma.event.findMany({
+    where: { type: { in: ["scan.started", "scan.completed"] } },
+    select: { id: true, type: true },
+  });
   expect(events.length).toBeGreaterThan(4);
   await eventually(async () => live.length >= events.length, 15_000);
   expect(live.map((e) => e.eventId).sort()).toEqual(events.map((e) => e.id).sort());
   const completed = events.filter((e) => e.type === "scan.completed").map((e) => e.id);
-  await receiver.waitFor((requests) => completed.every((id) => requests.some((r) => JSON.parse(r.rawBody.toString()).eventId === id)), 30_000);
+  await receiver.waitFor(
+    (requests) => completed.every((id) => requests.some((r) => JSON.parse(r.rawBody.toString()).eventId === id)),
+    30_000,
+  );
   await subscriber.dispose();
   // Every LISTEN is back (dispatcher, scan runner, live feed), and no connection is left held by a
   // transaction that died with the old server (the pool would run dry after a few outages): the one
   // connection of the pool still out is the scan runner's LISTEN.
   const listening = async () =>
-    (await t.app.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")).rows[0]!.n;
+    (
+      await t.app.db.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+      )
+    ).rows[0]!.n;
   await eventually(async () => (await listening()) === 3);
   await eventually(async () => t.app.db.pool.totalCount - t.app.db.pool.idleCount === 1);
 }, 120_000);

@@ -16,7 +16,10 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { adminServiceContext } from "../helpers/service-context.ts";
 
 const FIXED_SEED = 2311;
-const seed = process.env.FUZZ_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? FIXED_SEED);
+const seed =
+  process.env.FUZZ_SEED === "random"
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.FUZZ_SEED ?? FIXED_SEED);
 
 let database: TestDatabase;
 /** Two instances' worth of connections: each fans out on its own pool. */
@@ -45,7 +48,10 @@ interface Transaction {
 const transaction: fc.Arbitrary<Transaction> = fc.record({
   startAfterMs: fc.integer({ min: 0, max: 600 }),
   events: fc.integer({ min: 1, max: 6 }),
-  holdMs: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 40 }) }, { weight: 1, arbitrary: fc.integer({ min: 1000, max: 2500 }) }),
+  holdMs: fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 0, max: 40 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1000, max: 2500 }) },
+  ),
   rollBack: fc.boolean().map((b) => b && Math.random() < 0.3),
 });
 
@@ -64,7 +70,16 @@ async function write(db: Database, tx: Transaction, tag: string): Promise<Writte
   await sleep(tx.startAfterMs);
   const events: NewEvent[] = Array.from({ length: tx.events }, (_, i) => ({
     type: "scan.started",
-    data: { id: newId(), applicationId: tag, scanType: "sast", status: "running", triggeredBy: `${i}`, startedAt: null, completedAt: null, summary: null },
+    data: {
+      id: newId(),
+      applicationId: tag,
+      scanType: "sast",
+      status: "running",
+      triggeredBy: `${i}`,
+      startedAt: null,
+      completedAt: null,
+      summary: null,
+    },
     applicationId: tag,
   }));
   let ids: string[] = [];
@@ -79,7 +94,10 @@ async function write(db: Database, tx: Transaction, tag: string): Promise<Writte
       },
       { timeout: 10_000 },
     )
-    .then(() => false, (err: Error) => (err.message === "rolled back" ? true : Promise.reject(err)));
+    .then(
+      () => false,
+      (err: Error) => (err.message === "rolled back" ? true : Promise.reject(err)),
+    );
   return { ids, committing, committed: Date.now(), rolledBack };
 }
 
@@ -89,7 +107,16 @@ it("gives a transaction held open while others commit its place after them, wher
   const scanStarted = (n: number): NewEvent => ({
     type: "scan.started",
     applicationId: tag,
-    data: { id: newId(), applicationId: tag, scanType: "sast", status: "running", triggeredBy: `${n}`, startedAt: null, completedAt: null, summary: null },
+    data: {
+      id: newId(),
+      applicationId: tag,
+      scanType: "sast",
+      status: "running",
+      triggeredBy: `${n}`,
+      startedAt: null,
+      completedAt: null,
+      summary: null,
+    },
   });
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
@@ -124,76 +151,87 @@ async function readRendered(ctx: ServiceContext, query: EventLogQuery) {
 it("is read exactly once and in commit order, whatever transactions were in flight, from any cursor", async () => {
   let runs = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(transaction, { minLength: 4, maxLength: 14 }), fc.array(readerStep, { minLength: 40, maxLength: 40 }), fc.integer({ min: 1, max: 7 }), async (transactions, steps, pageSize) => {
-      runs++;
-      const tag = newId(); // this run's events
-      let writing = true;
-      // Two fan-outs, as two instances run them, numbering whatever has committed.
-      const fanOuts = instances.map(async (db) => {
-        while (writing) {
-          await fanOutEvents(db.queuePool, 3);
-          await sleep(Math.random() * 15);
-        }
-        while ((await fanOutEvents(db.queuePool, 500)).length > 0);
-      });
-      const writers = Promise.all(transactions.map((tx) => write(instances[0]!, tx, tag)));
-
-      /** The log as first read; a reader starting again from an earlier cursor must read the same. */
-      const log: { id: string; position: number; cursor: string }[] = [];
-      /** When the reader was handed a cursor, and where it stood. */
-      const handed: { at: number; position: number }[] = [];
-      let at = 0; // index in `log` of the next event the reader expects
-      let after: string | undefined;
-      let step = 0;
-      const read = async (mayStartAgain: boolean): Promise<number> => {
-        // Every other page read as GET /events reads it.
-        const page = await (step % 2 === 0 ? readEvents : readRendered)(ctx, { after, applicationId: tag, limit: pageSize });
-        for (const e of page.events) {
-          if (at < log.length) {
-            if (log[at]!.id !== e.eventId) throw new Error(`read ${e.eventId} at ${at} after starting again, where ${log[at]!.id} was first read`);
-          } else {
-            if (log.some((seen) => seen.id === e.eventId)) throw new Error(`${e.eventId} read twice`);
-            log.push({ id: e.eventId, position: e.position, cursor: encodeEventCursor(e.position) });
+    fc.asyncProperty(
+      fc.array(transaction, { minLength: 4, maxLength: 14 }),
+      fc.array(readerStep, { minLength: 40, maxLength: 40 }),
+      fc.integer({ min: 1, max: 7 }),
+      async (transactions, steps, pageSize) => {
+        runs++;
+        const tag = newId(); // this run's events
+        let writing = true;
+        // Two fan-outs, as two instances run them, numbering whatever has committed.
+        const fanOuts = instances.map(async (db) => {
+          while (writing) {
+            await fanOutEvents(db.queuePool, 3);
+            await sleep(Math.random() * 15);
           }
-          at++;
-        }
-        after = page.endCursor;
-        handed.push({ at: Date.now(), position: decodeEventCursor(page.endCursor)! });
-        const choice = steps[step++ % steps.length]!;
-        if (mayStartAgain && choice !== "on" && log.length > 0) {
-          // A client that kept the cursor of an event it read earlier starts again after it.
-          const from = choice % log.length;
-          after = log[from]!.cursor;
-          at = from + 1;
-        }
-        return page.events.length;
-      };
-      const done = writers.then(() => (writing = false));
-      while (writing) {
-        await read(true);
-        await sleep(5);
-      }
-      await done;
-      await Promise.all(fanOuts);
-      while ((await read(false)) > 0 || at < log.length);
+          while ((await fanOutEvents(db.queuePool, 500)).length > 0);
+        });
+        const writers = Promise.all(transactions.map((tx) => write(instances[0]!, tx, tag)));
 
-      const written = await writers;
-      const committed = written.filter((w) => !w.rolledBack);
-      const rolledBack = new Set(written.filter((w) => w.rolledBack).flatMap((w) => w.ids));
-      const position = new Map(log.map((e) => [e.id, e.position]));
-      expect(log.filter((e) => rolledBack.has(e.id))).toEqual([]);
-      expect(log).toHaveLength(committed.reduce((n, w) => n + w.ids.length, 0));
-      for (const w of committed) {
-        const places = w.ids.map((id) => position.get(id));
-        expect(places.every((p) => p !== undefined)).toBe(true);
-        expect([...places].sort((a, b) => a! - b!)).toEqual(places); // in the order written
-      }
-      // The contract: an event committed after a reader saw cursor C sorts after C.
-      for (const w of committed) {
-        for (const seen of handed) if (seen.at < w.committing) expect(position.get(w.ids[0]!)!).toBeGreaterThan(seen.position);
-      }
-      expect(handed.length).toBeGreaterThan(transactions.length);
-    }),
+        /** The log as first read; a reader starting again from an earlier cursor must read the same. */
+        const log: { id: string; position: number; cursor: string }[] = [];
+        /** When the reader was handed a cursor, and where it stood. */
+        const handed: { at: number; position: number }[] = [];
+        let at = 0; // index in `log` of the next event the reader expects
+        let after: string | undefined;
+        let step = 0;
+        const read = async (mayStartAgain: boolean): Promise<number> => {
+          // Every other page read as GET /events reads it.
+          const page = await (step % 2 === 0 ? readEvents : readRendered)(ctx, {
+            after,
+            applicationId: tag,
+            limit: pageSize,
+          });
+          for (const e of page.events) {
+            if (at < log.length) {
+              if (log[at]!.id !== e.eventId)
+                throw new Error(`read ${e.eventId} at ${at} after starting again, where ${log[at]!.id} was first read`);
+            } else {
+              if (log.some((seen) => seen.id === e.eventId)) throw new Error(`${e.eventId} read twice`);
+              log.push({ id: e.eventId, position: e.position, cursor: encodeEventCursor(e.position) });
+            }
+            at++;
+          }
+          after = page.endCursor;
+          handed.push({ at: Date.now(), position: decodeEventCursor(page.endCursor)! });
+          const choice = steps[step++ % steps.length]!;
+          if (mayStartAgain && choice !== "on" && log.length > 0) {
+            // A client that kept the cursor of an event it read earlier starts again after it.
+            const from = choice % log.length;
+            after = log[from]!.cursor;
+            at = from + 1;
+          }
+          return page.events.length;
+        };
+        const done = writers.then(() => (writing = false));
+        while (writing) {
+          await read(true);
+          await sleep(5);
+        }
+        await done;
+        await Promise.all(fanOuts);
+        while ((await read(false)) > 0 || at < log.length);
+
+        const written = await writers;
+        const committed = written.filter((w) => !w.rolledBack);
+        const rolledBack = new Set(written.filter((w) => w.rolledBack).flatMap((w) => w.ids));
+        const position = new Map(log.map((e) => [e.id, e.position]));
+        expect(log.filter((e) => rolledBack.has(e.id))).toEqual([]);
+        expect(log).toHaveLength(committed.reduce((n, w) => n + w.ids.length, 0));
+        for (const w of committed) {
+          const places = w.ids.map((id) => position.get(id));
+          expect(places.every((p) => p !== undefined)).toBe(true);
+          expect([...places].sort((a, b) => a! - b!)).toEqual(places); // in the order written
+        }
+        // The contract: an event committed after a reader saw cursor C sorts after C.
+        for (const w of committed) {
+          for (const seen of handed)
+            if (seen.at < w.committing) expect(position.get(w.ids[0]!)!).toBeGreaterThan(seen.position);
+        }
+        expect(handed.length).toBeGreaterThan(transactions.length);
+      },
+    ),
     { numRuns: 6, seed, endOnFailure: true },
   );
   expect(runs).toBe(6);

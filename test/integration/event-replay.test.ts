@@ -34,7 +34,12 @@ afterAll(async () => {
 
 it("lets go of each event once it is handed on, while the rest of its page is still to come", async () => {
   const before = await readHead(db.pool);
-  const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 20 }, (_, n) => sampleEvent("scan.completed", newId(), n))));
+  const ids = await db.prisma.$transaction((tx) =>
+    recordEvents(
+      tx,
+      Array.from({ length: 20 }, (_, n) => sampleEvent("scan.completed", newId(), n)),
+    ),
+  );
   await fanOutEvents(db.pool, 100);
 
   const replay = await openReplay(ctx, { types: ["scan.completed"] }, encodeEventCursor(before), () => true);

@@ -32,7 +32,9 @@ async function burst(applicationId: string, total: number, types: EventType[] = 
     Array.from({ length: 8 }, async (_, writer) => {
       while (next < total) {
         const size = Math.min(total - next, 1 + ((next + writer) % 4));
-        const batch = Array.from({ length: size }, (_, i) => sampleEvent(types[(next + i) % types.length]!, applicationId, next + i));
+        const batch = Array.from({ length: size }, (_, i) =>
+          sampleEvent(types[(next + i) % types.length]!, applicationId, next + i),
+        );
         next += size;
         await t.app.db.prisma.$transaction(async (tx) => {
           await recordEvents(tx, batch);
@@ -44,14 +46,21 @@ async function burst(applicationId: string, total: number, types: EventType[] = 
 }
 
 /** The application's events in log order, as GET /events reads them (once `count` are there, when given). */
-async function logOf(applicationId: string, token?: string, count = 0): Promise<{ id: string; type: string; cursor: string }[]> {
+async function logOf(
+  applicationId: string,
+  token?: string,
+  count = 0,
+): Promise<{ id: string; type: string; cursor: string }[]> {
   return eventually(async () => {
     const log = await readLogOf(applicationId, token);
     return log.length >= count && log;
   });
 }
 
-async function readLogOf(applicationId: string, token?: string): Promise<{ id: string; type: string; cursor: string }[]> {
+async function readLogOf(
+  applicationId: string,
+  token?: string,
+): Promise<{ id: string; type: string; cursor: string }[]> {
   const events: { id: string; type: string; cursor: string }[] = [];
   let path: string | undefined = `/events?applicationId=${applicationId}&limit=500`;
   while (path) {
@@ -70,7 +79,8 @@ async function cursorNow(applicationId: string): Promise<string> {
   return (await logOf(applicationId, undefined, before + 1)).at(-1)!.cursor;
 }
 
-const QUERY = "subscription($app: ID, $after: String) { events(applicationId: $app, types: [SCAN_COMPLETED], after: $after) { eventId cursor } }";
+const QUERY =
+  "subscription($app: ID, $after: String) { events(applicationId: $app, types: [SCAN_COMPLETED], after: $after) { eventId cursor } }";
 
 interface Received {
   eventId: string;
@@ -87,15 +97,18 @@ function session(variables: Record<string, unknown>, take: number): Promise<Rece
       const client = wsClient(t, params);
       const got: Received[] = [];
       const stop = () => void Promise.resolve(client.dispose()).then(() => resolve(got));
-      client.subscribe<{ events: Received }>({ query: QUERY, variables }, {
-        next: ({ data, errors }) => {
-          if (errors) return reject(new Error(JSON.stringify(errors)));
-          got.push(data!.events);
-          if (got.length >= take) stop();
+      client.subscribe<{ events: Received }>(
+        { query: QUERY, variables },
+        {
+          next: ({ data, errors }) => {
+            if (errors) return reject(new Error(JSON.stringify(errors)));
+            got.push(data!.events);
+            if (got.length >= take) stop();
+          },
+          error: reject,
+          complete: () => resolve(got),
         },
-        error: reject,
-        complete: () => resolve(got),
-      });
+      );
     });
   });
 }
@@ -108,11 +121,14 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     // A client that stays connected the whole time shares the subscription the resuming ones join.
     const staying: Received[] = [];
     const stayingClient: Client = wsClient(t, await bearer());
-    stayingClient.subscribe<{ events: Received }>({ query: QUERY, variables: { app, after: start } }, {
-      next: ({ data }) => void staying.push(data!.events),
-      error: () => {},
-      complete: () => {},
-    });
+    stayingClient.subscribe<{ events: Received }>(
+      { query: QUERY, variables: { app, after: start } },
+      {
+        next: ({ data }) => void staying.push(data!.events),
+        error: () => {},
+        complete: () => {},
+      },
+    );
 
     const producing = burst(app, total);
     const received: Received[] = [];
@@ -144,11 +160,14 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     const received: Received[] = [];
     const client = wsClient(t, await bearer());
     try {
-      client.subscribe<{ events: Received }>({ query: QUERY, variables: { app, after: start } }, {
-        next: ({ data }) => void received.push(data!.events),
-        error: () => {},
-        complete: () => {},
-      });
+      client.subscribe<{ events: Received }>(
+        { query: QUERY, variables: { app, after: start } },
+        {
+          next: ({ data }) => void received.push(data!.events),
+          error: () => {},
+          complete: () => {},
+        },
+      );
       await eventually(async () => received.length >= 50);
       await burst(app, 30); // live, after the replay
       await eventually(async () => received.length >= 80);
@@ -170,11 +189,14 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     const received: Received[] = [];
     const client = wsClient(t, await bearer());
     try {
-      client.subscribe<{ events: Received }>({ query: QUERY, variables: { app, after } }, {
-        next: ({ data }) => void received.push(data!.events),
-        error: () => {},
-        complete: () => {},
-      });
+      client.subscribe<{ events: Received }>(
+        { query: QUERY, variables: { app, after } },
+        {
+          next: ({ data }) => void received.push(data!.events),
+          error: () => {},
+          complete: () => {},
+        },
+      );
       await eventually(async () => received.length >= 20);
       await burst(app, 5); // live
       await eventually(async () => received.length >= 25);
@@ -184,7 +206,10 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     } finally {
       await client.dispose();
     }
-    const forbidden = await t.request("POST", "/graphql", { body: { query: "{ eventLogHead }" }, token: await t.token(["applications:read"]) });
+    const forbidden = await t.request("POST", "/graphql", {
+      body: { query: "{ eventLogHead }" },
+      token: await t.token(["applications:read"]),
+    });
     expect(forbidden.body.errors[0].extensions.code).toBe("FORBIDDEN");
   });
 
@@ -192,7 +217,10 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     const client = wsClient(t, await bearer());
     try {
       const result = await new Promise<unknown>((resolve) => {
-        client.subscribe({ query: QUERY, variables: { app: newId(), after: "not-a-cursor" } }, { next: resolve, error: resolve, complete: () => {} });
+        client.subscribe(
+          { query: QUERY, variables: { app: newId(), after: "not-a-cursor" } },
+          { next: resolve, error: resolve, complete: () => {} },
+        );
       });
       expect(JSON.stringify(result)).toMatch(/BAD_USER_INPUT/);
     } finally {
@@ -202,7 +230,8 @@ describe("graphql-ws clients resuming with their last cursor", () => {
 });
 
 describe("SSE", () => {
-  const SSE_QUERY = "subscription($app: ID) { events(applicationId: $app, types: [SCAN_COMPLETED]) { eventId cursor } }";
+  const SSE_QUERY =
+    "subscription($app: ID) { events(applicationId: $app, types: [SCAN_COMPLETED]) { eventId cursor } }";
 
   it("sends each event's cursor as its id, and resumes after Last-Event-ID, every event once", async () => {
     const app = newId();
@@ -218,13 +247,17 @@ describe("SSE", () => {
       let mine = 0;
       let cut: () => void = () => {};
       const cutAt = 23 + connections * 7;
-      const stream = await openSse(t.baseUrl, { query: SSE_QUERY, variables: { app }, token, lastEventId }, (e: SseEvent) => {
-        if (e.event !== "next" || mine >= cutAt) return; // after the cut, nothing more is "received"
-        const { data } = JSON.parse(e.data) as { data: { events: { eventId: string; cursor: string } } };
-        received.push({ id: e.id, ...data.events });
-        lastEventId = e.id!;
-        if (++mine >= cutAt || received.length >= total) cut();
-      });
+      const stream = await openSse(
+        t.baseUrl,
+        { query: SSE_QUERY, variables: { app }, token, lastEventId },
+        (e: SseEvent) => {
+          if (e.event !== "next" || mine >= cutAt) return; // after the cut, nothing more is "received"
+          const { data } = JSON.parse(e.data) as { data: { events: { eventId: string; cursor: string } } };
+          received.push({ id: e.id, ...data.events });
+          lastEventId = e.id!;
+          if (++mine >= cutAt || received.length >= total) cut();
+        },
+      );
       expect(stream.status).toBe(200);
       cut = stream.abort;
       await stream.ended;
@@ -244,20 +277,30 @@ describe("what a replay may not give", () => {
     const old = await cursorNow(app);
     await cursorNow(app);
     // Everything so far is older than the retention: the retention worker deletes it.
-    await t.app.db.pool.query("UPDATE events SET occurred_at = occurred_at - interval '40 days' WHERE position IS NOT NULL");
+    await t.app.db.pool.query(
+      "UPDATE events SET occurred_at = occurred_at - interval '40 days' WHERE position IS NOT NULL",
+    );
     const retention = t.app.workers.find((w) => w.name === EVENT_RETENTION_NAME) as EventRetention;
     expect(await retention.runOnce()).toBeGreaterThan(0);
 
     const rest = await t.request("GET", `/events?after=${old}`);
     expect(rest.status).toBe(410);
     expect(rest.body).toMatchObject({ status: 410, code: "cursor_expired", type: "/problems/cursor_expired" });
-    const query = await t.request("POST", "/graphql", { body: { query: "query($after: String) { events(after: $after) { edges { cursor } } }", variables: { after: old } } });
+    const query = await t.request("POST", "/graphql", {
+      body: {
+        query: "query($after: String) { events(after: $after) { edges { cursor } } }",
+        variables: { after: old },
+      },
+    });
     expect(query.body.errors[0].extensions.code).toBe("CURSOR_EXPIRED");
 
     const client = wsClient(t, await bearer());
     try {
       const result = await new Promise<unknown>((resolve) => {
-        client.subscribe({ query: QUERY, variables: { app, after: old } }, { next: resolve, error: resolve, complete: () => {} });
+        client.subscribe(
+          { query: QUERY, variables: { app, after: old } },
+          { next: resolve, error: resolve, complete: () => {} },
+        );
       });
       expect(JSON.stringify(result)).toMatch(/CURSOR_EXPIRED/);
     } finally {
@@ -279,14 +322,21 @@ describe("what a replay may not give", () => {
     try {
       const replayed: { eventType: string }[] = [];
       client.subscribe<{ events: { eventType: string } }>(
-        { query: "subscription($app: ID, $after: String) { events(applicationId: $app, types: [SCAN_COMPLETED, SCAN_STARTED], after: $after) { eventType } }", variables: { app, after: start } },
+        {
+          query:
+            "subscription($app: ID, $after: String) { events(applicationId: $app, types: [SCAN_COMPLETED, SCAN_STARTED], after: $after) { eventType } }",
+          variables: { app, after: start },
+        },
         { next: ({ data }) => void replayed.push(data!.events), error: () => {}, complete: () => {} },
       );
       await eventually(async () => replayed.length >= 10);
       expect(replayed.every((e) => e.eventType === "scan.completed")).toBe(true);
       const refused = await new Promise<unknown>((resolve) => {
         client.subscribe(
-          { query: "subscription($after: String) { events(types: [POLICY_VIOLATED], after: $after) { eventId } }", variables: { after: start } },
+          {
+            query: "subscription($after: String) { events(types: [POLICY_VIOLATED], after: $after) { eventId } }",
+            variables: { after: start },
+          },
           { next: resolve, error: resolve, complete: () => {} },
         );
       });

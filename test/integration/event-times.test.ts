@@ -24,7 +24,12 @@ afterAll(async () => {
 });
 
 it("writes every event's time as toISOString does, in UTC, from the fan-out, the log's pages and the webhook claim", async () => {
-  const times = ["1999-12-31T23:59:59.999Z", "2024-02-29T00:00:00.000Z", "2026-11-26T02:30:00.500Z", "2100-01-01T00:00:00.001Z"];
+  const times = [
+    "1999-12-31T23:59:59.999Z",
+    "2024-02-29T00:00:00.000Z",
+    "2026-11-26T02:30:00.500Z",
+    "2100-01-01T00:00:00.001Z",
+  ];
   const before = await readHead(pool);
   await pool.query(
     `INSERT INTO webhooks (id, name, url, events, sealed_secret, created_at, updated_at) VALUES ($1, 'times', 'https://hooks.example.test/', '{scan.completed}', 'sealed', now(), now())`,

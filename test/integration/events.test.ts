@@ -42,7 +42,8 @@ describe("GET /events", () => {
     await logged([sampleEvent("scan.completed", newId(), 99)]); // another application's
 
     const pages: { id: string; type: string }[][] = [];
-    let url: string | undefined = `${t.baseUrl}/events?applicationId=${app}&types=scan.completed,policy.violated&limit=2`;
+    let url: string | undefined =
+      `${t.baseUrl}/events?applicationId=${app}&types=scan.completed,policy.violated&limit=2`;
     while (url) {
       const res = await t.request("GET", url.slice(t.baseUrl.length));
       expect(res.status).toBe(200);
@@ -60,7 +61,11 @@ describe("GET /events", () => {
     const [first] = read as unknown as { id: string; type: string; occurredAt: string; cursor: string; data: object }[];
     expect(Object.keys(first!).sort()).toEqual(["cursor", "data", "id", "occurredAt", "type"]);
     const row = await t.app.db.prisma.event.findUniqueOrThrow({ where: { id: first!.id } });
-    expect(first).toMatchObject({ type: "scan.completed", occurredAt: row.occurredAt.toISOString(), data: row.data as object });
+    expect(first).toMatchObject({
+      type: "scan.completed",
+      occurredAt: row.occurredAt.toISOString(),
+      data: row.data as object,
+    });
 
     // After the last event: nothing yet, and no next page; what is committed later comes next.
     const last = (read.at(-1) as unknown as { cursor: string }).cursor;
@@ -69,13 +74,22 @@ describe("GET /events", () => {
     expect(caughtUp.body).toEqual([]);
     expect(caughtUp.headers.get("link")).toBeNull();
     const [later] = await logged([sampleEvent("scan.completed", app, 10)]);
-    expect((await t.request("GET", `/events?applicationId=${app}&after=${last}`)).body.map((e: { id: string }) => e.id)).toEqual([later]);
+    expect(
+      (await t.request("GET", `/events?applicationId=${app}&after=${last}`)).body.map((e: { id: string }) => e.id),
+    ).toEqual([later]);
   });
 
   it("writes each event's data as it was recorded, byte for byte what a parse and a stringify would give", async () => {
     const app = newId();
     const title = 'Ünïcode ✓ "quoted" \\ back\u2028slash\n\ttab \u{1F512} </script>';
-    const data = { id: newId(), severity: "critical", applicationId: app, title, createdAt: new Date().toISOString(), nested: { list: [1, -2.5, 1e21, null, true], empty: {} } };
+    const data = {
+      id: newId(),
+      severity: "critical",
+      applicationId: app,
+      title,
+      createdAt: new Date().toISOString(),
+      nested: { list: [1, -2.5, 1e21, null, true], empty: {} },
+    };
     const [id] = await logged([{ type: "vulnerability.created", applicationId: app, data } as unknown as NewEvent]);
 
     const res = await t.request("GET", `/events?applicationId=${app}`);
@@ -83,7 +97,9 @@ describe("GET /events", () => {
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(Number(res.headers.get("content-length"))).toBe(Buffer.byteLength(res.text));
     expect(res.text).toBe(JSON.stringify(res.body));
-    expect(res.body).toEqual([{ id, type: "vulnerability.created", occurredAt: expect.any(String), cursor: expect.any(String), data }]);
+    expect(res.body).toEqual([
+      { id, type: "vulnerability.created", occurredAt: expect.any(String), cursor: expect.any(String), data },
+    ]);
     expect(Object.keys(res.body[0])).toEqual(["id", "type", "occurredAt", "cursor", "data"]);
 
     // The same event read without filters (the statement that reads a page in one pass).
@@ -94,7 +110,10 @@ describe("GET /events", () => {
 
   it("writes pages of more events than Postgres writes in one piece, in order", async () => {
     const app = newId();
-    const ids = await logged(Array.from({ length: 130 }, (_, n) => sampleEvent("vulnerability.created", app, n)), { oneTransaction: true });
+    const ids = await logged(
+      Array.from({ length: 130 }, (_, n) => sampleEvent("vulnerability.created", app, n)),
+      { oneTransaction: true },
+    );
 
     const filtered = await t.request("GET", `/events?applicationId=${app}&limit=120`);
     expect(filtered.text).toBe(JSON.stringify(filtered.body));
@@ -106,7 +125,9 @@ describe("GET /events", () => {
     const unfiltered = await t.request("GET", `/events?after=${before}&limit=130`);
     expect(unfiltered.text).toBe(JSON.stringify(unfiltered.body));
     expect(unfiltered.body.map((e: { id: string }) => e.id)).toEqual(ids);
-    expect(unfiltered.body.map((e: { cursor: string }) => decodeEventCursor(e.cursor))).toEqual(ids.map((_, n) => decodeEventCursor(before)! + n + 1));
+    expect(unfiltered.body.map((e: { cursor: string }) => decodeEventCursor(e.cursor))).toEqual(
+      ids.map((_, n) => decodeEventCursor(before)! + n + 1),
+    );
     expect(unfiltered.headers.get("content-length")).toBe(String(Buffer.byteLength(unfiltered.text)));
     expect(unfiltered.headers.get("content-type")).toBe("application/json; charset=utf-8");
 
@@ -119,7 +140,11 @@ describe("GET /events", () => {
   it("leaves out events of a type this version does not know, and pages on past them", async () => {
     const app = newId();
     const unknown = { ...sampleEvent("scan.completed", app, 1), type: "scan.teleported" } as unknown as NewEvent;
-    const [first, , third] = await logged([sampleEvent("scan.completed", app, 0), unknown, sampleEvent("scan.completed", app, 2)]);
+    const [first, , third] = await logged([
+      sampleEvent("scan.completed", app, 0),
+      unknown,
+      sampleEvent("scan.completed", app, 2),
+    ]);
     const ids = (res: { body: { id: string }[] }) => res.body.map((e) => e.id);
 
     const filtered = await t.request("GET", `/events?applicationId=${app}&limit=2`);
@@ -129,13 +154,20 @@ describe("GET /events", () => {
     const before = encodeEventCursor(decodeEventCursor(filtered.body[0].cursor)! - 1);
     const unfiltered = await t.request("GET", `/events?after=${before}&limit=2`);
     expect(ids(unfiltered)).toEqual([first]);
-    expect(ids(await t.request("GET", `${nextLink(unfiltered)!.slice(t.baseUrl.length)}`)).slice(0, 1)).toEqual([third]);
+    expect(ids(await t.request("GET", `${nextLink(unfiltered)!.slice(t.baseUrl.length)}`)).slice(0, 1)).toEqual([
+      third,
+    ]);
   });
 
   it("writes a page whose events of unknown types fill one of the rows Postgres writes it in", async () => {
     const app = newId();
-    const unknown = (n: number) => ({ ...sampleEvent("scan.completed", app, n), type: "scan.teleported" }) as unknown as NewEvent;
-    const events = [sampleEvent("scan.completed", app, 0), ...Array.from({ length: 120 }, (_, n) => unknown(n + 1)), sampleEvent("scan.completed", app, 121)];
+    const unknown = (n: number) =>
+      ({ ...sampleEvent("scan.completed", app, n), type: "scan.teleported" }) as unknown as NewEvent;
+    const events = [
+      sampleEvent("scan.completed", app, 0),
+      ...Array.from({ length: 120 }, (_, n) => unknown(n + 1)),
+      sampleEvent("scan.completed", app, 121),
+    ];
     const ids = await logged(events, { oneTransaction: true });
 
     const filtered = await t.request("GET", `/events?applicationId=${app}&limit=122`);
@@ -149,13 +181,19 @@ describe("GET /events", () => {
 
   it("gives only the types the token may read, and refuses to be asked for others", async () => {
     const app = newId();
-    await logged([sampleEvent("scan.completed", app, 0), sampleEvent("vulnerability.created", app, 1), sampleEvent("policy.violated", app, 2)]);
+    await logged([
+      sampleEvent("scan.completed", app, 0),
+      sampleEvent("vulnerability.created", app, 1),
+      sampleEvent("policy.violated", app, 2),
+    ]);
     const scans = await t.token(["scans:read"]);
     const res = await t.request("GET", `/events?applicationId=${app}`, { token: scans });
     expect(res.body.map((e: { type: string }) => e.type)).toEqual(["scan.completed"]);
     const refused = await t.request("GET", `/events?types=scan.completed,vulnerability.created`, { token: scans });
     expect(refused.status).toBe(403);
-    expect(refused.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:read"');
+    expect(refused.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_scope", scope="vulnerabilities:read"',
+    );
     const none = await t.request("GET", "/events", { token: await t.token(["webhooks:read"]) });
     expect(none.status).toBe(403);
     expect(none.body.code).toBe("forbidden");
@@ -206,7 +244,15 @@ describe("retention", () => {
     const app = newId();
     const now = new Date();
     const webhook = await t.app.db.prisma.webhook.create({
-      data: { id: newId(), name: "keeps", url: "https://hooks.example.com/h", events: ["policy.violated"], sealedSecret: t.app.webhookSecrets.seal("s", newId()), createdAt: now, updatedAt: now },
+      data: {
+        id: newId(),
+        name: "keeps",
+        url: "https://hooks.example.com/h",
+        events: ["policy.violated"],
+        sealedSecret: t.app.webhookSecrets.seal("s", newId()),
+        createdAt: now,
+        updatedAt: now,
+      },
     });
     const ids = await logged(
       [
@@ -225,9 +271,14 @@ describe("retention", () => {
     const left = await t.app.db.prisma.event.findMany({ where: { applicationId: app }, select: { id: true } });
     expect(left.map((e) => e.id).sort()).toEqual([kept, young].sort());
     // The log reads on from the retention mark: the kept event is there for its delivery, not for readers.
-    expect((await t.request("GET", `/events?applicationId=${app}`)).body.map((e: { id: string }) => e.id)).toEqual([young]);
+    expect((await t.request("GET", `/events?applicationId=${app}`)).body.map((e: { id: string }) => e.id)).toEqual([
+      young,
+    ]);
 
-    await t.app.db.prisma.webhookDelivery.updateMany({ where: { webhookId: webhook.id }, data: { status: "delivered" } });
+    await t.app.db.prisma.webhookDelivery.updateMany({
+      where: { webhookId: webhook.id },
+      data: { status: "delivered" },
+    });
     await retention.runOnce();
     expect(await t.app.db.prisma.event.count({ where: { id: kept } })).toBe(0);
     expect(await t.app.db.prisma.webhookDelivery.count({ where: { webhookId: webhook.id } })).toBe(0);
@@ -248,7 +299,11 @@ describe("retention", () => {
       const started = Date.now();
       await retention.runOnce();
       expect(Date.now() - started).toBeLessThan(2000);
-      expect((await t.app.db.prisma.event.findMany({ where: { applicationId: app }, select: { id: true } })).map((e) => e.id)).toEqual([ids[0]]);
+      expect(
+        (await t.app.db.prisma.event.findMany({ where: { applicationId: app }, select: { id: true } })).map(
+          (e) => e.id,
+        ),
+      ).toEqual([ids[0]]);
     } finally {
       await holder.query("ROLLBACK");
       await holder.end();

@@ -16,7 +16,11 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 1, options: "-c plan_cache_mode=force_custom_plan -c enable_indexscan=off" });
+  pool = new pg.Pool({
+    connectionString: database.url,
+    max: 1,
+    options: "-c plan_cache_mode=force_custom_plan -c enable_indexscan=off",
+  });
 });
 afterAll(async () => {
   await pool.end();
@@ -28,7 +32,9 @@ async function eventBlocksRead(): Promise<number> {
   // Counters reach the shared statistics when the backend goes idle, at most once a second unless forced.
   await pool.query("SELECT pg_stat_force_next_flush()");
   await pool.query("SELECT 1");
-  const { rows } = await pool.query<{ blocks: string }>("SELECT heap_blks_hit + heap_blks_read AS blocks FROM pg_statio_user_tables WHERE relname = 'events'");
+  const { rows } = await pool.query<{ blocks: string }>(
+    "SELECT heap_blks_hit + heap_blks_read AS blocks FROM pg_statio_user_tables WHERE relname = 'events'",
+  );
   return Number(rows[0]!.blocks);
 }
 

@@ -70,7 +70,8 @@ it("waits for its turn while other bulk work of the process holds it", async () 
   const { turns, release } = heldTurns();
   const fanningOut = fanOutPending(pool, { wanted: () => false, onBatch() {}, turns });
   await sleep(200);
-  const pending = async () => Number((await pool.query("SELECT count(*) FROM events WHERE fanned_out_at IS NULL")).rows[0].count);
+  const pending = async () =>
+    Number((await pool.query("SELECT count(*) FROM events WHERE fanned_out_at IS NULL")).rows[0].count);
   expect(await pending()).toBe(3);
   await release();
   expect(await fanningOut).toBe(3);

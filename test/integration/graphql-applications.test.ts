@@ -33,16 +33,24 @@ describe("GraphQL applications", () => {
   });
 
   it("creates through REST and reads the same resource through GraphQL", async () => {
-    const rest = await t.request("POST", "/applications", { body: { name: "rest-made", owner: "team-x", criticality: "critical" } });
+    const rest = await t.request("POST", "/applications", {
+      body: { name: "rest-made", owner: "team-x", criticality: "critical" },
+    });
     expect(rest.status).toBe(201);
     const res = await gql(t, GET, { id: rest.body.id });
     expect(res.body.data.application).toEqual({ ...rest.body, criticality: "CRITICAL" });
   });
 
   it("updates with merge semantics (omitted kept, null clears) and deletes", async () => {
-    const made = (await gql(t, CREATE, { input: { name: "to-update", owner: "o", language: "go" } })).body.data.createApplication;
+    const made = (await gql(t, CREATE, { input: { name: "to-update", owner: "o", language: "go" } })).body.data
+      .createApplication;
     const res = await gql(t, UPDATE, { id: made.id, input: { owner: null, description: "d" } });
-    expect(res.body.data.updateApplication).toMatchObject({ owner: null, language: "go", description: "d", name: "to-update" });
+    expect(res.body.data.updateApplication).toMatchObject({
+      owner: null,
+      language: "go",
+      description: "d",
+      name: "to-update",
+    });
 
     const del = await gql(t, `mutation($id: ID!) { deleteApplication(id: $id) }`, { id: made.id });
     expect(del.body.data.deleteApplication).toBe(made.id);
@@ -61,15 +69,23 @@ describe("GraphQL applications", () => {
   it.each([
     ["a query", LIST, { first: "ten" }, /^Variable "\$first" got invalid value "ten"/],
     ["a query", GET, {}, /^Variable "\$id" of required type "ID!" was not provided/],
-    ["a mutation", CREATE, { input: { name: "x", criticality: "SEVERE" } }, /^Variable "\$input" got invalid value "SEVERE" at "input.criticality"/],
-  ])("answers 400 with BAD_USER_INPUT for variables of %s that do not coerce", async (_label, query, variables, message) => {
-    const res = await gql(t, query, variables);
-    expect(res.status).toBe(400);
-    expect(res.body.data).toBeUndefined();
-    expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
-    expect(res.body.errors[0].message).toMatch(message);
-    expect(res.body.errors[0].locations).toHaveLength(1);
-  });
+    [
+      "a mutation",
+      CREATE,
+      { input: { name: "x", criticality: "SEVERE" } },
+      /^Variable "\$input" got invalid value "SEVERE" at "input.criticality"/,
+    ],
+  ])(
+    "answers 400 with BAD_USER_INPUT for variables of %s that do not coerce",
+    async (_label, query, variables, message) => {
+      const res = await gql(t, query, variables);
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
+      expect(res.body.errors[0].message).toMatch(message);
+      expect(res.body.errors[0].locations).toHaveLength(1);
+    },
+  );
 
   it("answers CONFLICT for a duplicate name, on create and on rename", async () => {
     await gql(t, CREATE, { input: { name: "taken" } });
@@ -118,19 +134,31 @@ describe("GraphQL applications", () => {
 
   it("logs what it masks with the request id, and shows no cause even in development mode", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logged = await startTestApp({}, { log: pino({ level: "error" }, sink) });
     const nodeEnv = process.env.NODE_ENV;
     process.env.NODE_ENV = "development"; // what Yoga's default masking reads to decide to leak
     await logged.app.db.pool.query("ALTER TABLE applications RENAME TO applications_away");
     try {
-      const res = await gql(logged, GET, { id: "0190d6a4-6a2e-7000-8000-000000000000" }, { headers: { "X-Request-Id": "masked-req-1" } });
+      const res = await gql(
+        logged,
+        GET,
+        { id: "0190d6a4-6a2e-7000-8000-000000000000" },
+        { headers: { "X-Request-Id": "masked-req-1" } },
+      );
       expect(res.body.errors).toHaveLength(1);
       expect(res.body.errors[0].message).toBe("Unexpected error.");
       expect(res.body.errors[0].extensions?.originalError).toBeUndefined();
       expect(JSON.stringify(res.body)).not.toMatch(/prisma|postgres|applications_away|relation|stack/i);
 
-      const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; err?: { message?: string; stack?: string } });
+      const entries = lines.map(
+        (l) => JSON.parse(l) as { requestId?: string; err?: { message?: string; stack?: string } },
+      );
       const entry = entries.find((e) => e.requestId === "masked-req-1" && e.err);
       expect(entry?.err?.message).toMatch(/applications/);
       expect(entry?.err?.stack).toBeDefined();
@@ -148,7 +176,12 @@ describe("GraphQL application pagination and filters", () => {
     t2 = await startTestApp();
     for (let i = 0; i < 7; i++) {
       await t2.request("POST", "/applications", {
-        body: { name: `p${i}`, owner: i % 2 ? "odd" : "even", criticality: i < 3 ? "high" : "low", tags: i % 3 ? ["x"] : ["x", "y"] },
+        body: {
+          name: `p${i}`,
+          owner: i % 2 ? "odd" : "even",
+          criticality: i < 3 ? "high" : "low",
+          tags: i % 3 ? ["x"] : ["x", "y"],
+        },
       });
     }
   });

@@ -79,7 +79,9 @@ describe("GraphQL scans and vulnerabilities", () => {
     expect(codesOf(await gql(t, TRIGGER, { app, input: { scanType: "DAST" } }))).toEqual(["CONFLICT"]);
     expect(codesOf(await gql(t, TRIGGER, { app: "nope", input: { scanType: "DAST" } }))).toEqual(["NOT_FOUND"]);
     const writeless = await t.token(["scans:read"]);
-    expect(codesOf(await gql(t, TRIGGER, { app, input: { scanType: "SCA" } }, { token: writeless }))).toEqual(["FORBIDDEN"]);
+    expect(codesOf(await gql(t, TRIGGER, { app, input: { scanType: "SCA" } }, { token: writeless }))).toEqual([
+      "FORBIDDEN",
+    ]);
     const rest = await t.request("GET", `/applications/${app}/scans/${scan.id}`);
     expect(rest.body).toMatchObject({ id: scan.id, scanType: "dast", status: "queued", createdAt: scan.createdAt });
     await drain();
@@ -103,28 +105,45 @@ describe("GraphQL scans and vulnerabilities", () => {
     );
     expect(res.body.errors).toBeUndefined();
     const a = res.body.data.application;
-    expect(a.vulnerabilities.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(restVulns.map((v: { id: string }) => v.id));
+    expect(a.vulnerabilities.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(
+      restVulns.map((v: { id: string }) => v.id),
+    );
     expect(a.vulnerabilities.totalCount).toBe(restVulns.length);
     expect(a.vulnerabilities.edges[0].node.application.id).toBe(app);
     expect(a.vulnerabilities.edges[0].node.cvssScore).toBe(restVulns[0].cvssScore);
     expect(a.vulnerabilityCounts.total).toBe(restVulns.length);
     for (const s of ["critical", "high", "medium", "low"]) {
-      expect(a.vulnerabilityCounts.bySeverity[s]).toBe(restVulns.filter((v: { severity: string }) => v.severity === s).length);
+      expect(a.vulnerabilityCounts.bySeverity[s]).toBe(
+        restVulns.filter((v: { severity: string }) => v.severity === s).length,
+      );
     }
     expect(a.high.totalCount).toBe(a.vulnerabilityCounts.bySeverity.high);
-    expect(a.scans.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(restScans.map((s: { id: string }) => s.id));
-    expect(a.latestScans.map((s: { id: string }) => s.id).sort()).toEqual(restScans.map((s: { id: string }) => s.id).sort());
+    expect(a.scans.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(
+      restScans.map((s: { id: string }) => s.id),
+    );
+    expect(a.latestScans.map((s: { id: string }) => s.id).sort()).toEqual(
+      restScans.map((s: { id: string }) => s.id).sort(),
+    );
     expect(a.latestScans.every((s: { status: string }) => s.status === "COMPLETED")).toBe(true);
 
-    const top = await gql(t, `query($f: VulnerabilityFilter) { vulnerabilities(filter: $f, first: 500) { totalCount edges { node { id } } } }`, {
-      f: { applicationId: app },
-    });
+    const top = await gql(
+      t,
+      `query($f: VulnerabilityFilter) { vulnerabilities(filter: $f, first: 500) { totalCount edges { node { id } } } }`,
+      {
+        f: { applicationId: app },
+      },
+    );
     expect(top.body.data.vulnerabilities.totalCount).toBe(restVulns.length);
   });
 
   it("needs vulnerabilities:read for vulnerability fields and rejects bad filters like REST", async () => {
     const scansOnly = await t.token(["applications:read", "scans:read"]);
-    const res = await gql(t, `{ applications(first: 1) { edges { node { vulnerabilityCounts { total } } } } }`, undefined, { token: scansOnly });
+    const res = await gql(
+      t,
+      `{ applications(first: 1) { edges { node { vulnerabilityCounts { total } } } } }`,
+      undefined,
+      { token: scansOnly },
+    );
     expect(codesOf(res)).toContain("FORBIDDEN");
     const top = await gql(t, `{ vulnerabilities { totalCount } }`, undefined, { token: scansOnly });
     expect(codesOf(top)).toEqual(["FORBIDDEN"]);
@@ -137,7 +156,11 @@ describe("GraphQL scans and vulnerabilities", () => {
     const seen = new Set<string>();
     let after: string | undefined;
     for (let i = 0; i < 100; i++) {
-      const res = await gql(t, `query($after: String) { vulnerabilities(first: 7, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id } } } }`, { after });
+      const res = await gql(
+        t,
+        `query($after: String) { vulnerabilities(first: 7, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id } } } }`,
+        { after },
+      );
       for (const e of res.body.data.vulnerabilities.edges) seen.add(e.node.id);
       if (!res.body.data.vulnerabilities.pageInfo.hasNextPage) break;
       after = res.body.data.vulnerabilities.pageInfo.endCursor;
@@ -157,8 +180,12 @@ describe("GraphQL scans and vulnerabilities", () => {
       const ids: string[] = [];
       let after: string | null = null;
       for (let i = 0; i < 100; i++) {
-        const res = await gql(t, `query($id: ID!, $after: String) { application(id: $id) {
-          ${field}(first: 1, after: $after ${filter}) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } } }`, { id: app, after });
+        const res = await gql(
+          t,
+          `query($id: ID!, $after: String) { application(id: $id) {
+          ${field}(first: 1, after: $after ${filter}) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } } }`,
+          { id: app, after },
+        );
         expect(res.body.errors).toBeUndefined();
         const connection = res.body.data.application[field];
         expect(connection.totalCount).toBe(total);
@@ -168,18 +195,30 @@ describe("GraphQL scans and vulnerabilities", () => {
       }
       throw new Error("did not reach the last page");
     }
-    expect(await pageThrough("vulnerabilities", "filter: { severity: HIGH }", restVulns.length)).toEqual(restVulns.map((v: { id: string }) => v.id));
+    expect(await pageThrough("vulnerabilities", "filter: { severity: HIGH }", restVulns.length)).toEqual(
+      restVulns.map((v: { id: string }) => v.id),
+    );
     expect(await pageThrough("scans", "", restScans.length)).toEqual(restScans.map((s: { id: string }) => s.id));
   });
 
   it("reads rows per application exactly as Prisma reads them (every column, type and order)", async () => {
     const [app] = await seed(1);
-    const service = { db: t.app.db.prisma, pool: t.app.db.pool, actor: { sub: "test", scopes: new Set(["admin"]), exp: Infinity } } as unknown as ServiceContext;
+    const service = {
+      db: t.app.db.prisma,
+      pool: t.app.db.pool,
+      actor: { sub: "test", scopes: new Set(["admin"]), exp: Infinity },
+    } as unknown as ServiceContext;
     const page = { limit: 500 };
-    const values = await readPerApplication(service.pool, [app!], [vulnerabilityPages(service, {}, page), scanPages(service, page), latestScans(service)]);
+    const values = await readPerApplication(
+      service.pool,
+      [app!],
+      [vulnerabilityPages(service, {}, page), scanPages(service, page), latestScans(service)],
+    );
     const [vulnPage, scanPage, latest] = [...values.values()].map((byApp) => byApp.get(app!));
     const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
-    expect((vulnPage as { items: unknown[] }).items).toEqual(await t.app.db.prisma.vulnerability.findMany({ where: { applicationId: app }, orderBy: newestFirst }));
+    expect((vulnPage as { items: unknown[] }).items).toEqual(
+      await t.app.db.prisma.vulnerability.findMany({ where: { applicationId: app }, orderBy: newestFirst }),
+    );
     const prismaScans = await t.app.db.prisma.scan.findMany({ where: { applicationId: app }, orderBy: newestFirst });
     expect((scanPage as { items: unknown[] }).items).toEqual(prismaScans);
     expect(latest).toEqual([...prismaScans].sort((a, b) => a.scanType.localeCompare(b.scanType)));
@@ -218,14 +257,22 @@ describe("GraphQL scans and vulnerabilities", () => {
         Object.entries(value).map(([name, v]) => {
           const named = getNamedType(type.getFields()[name]!.type);
           if (v !== null && named instanceof GraphQLEnumType) return [name, named.getValue(v as string)!.value];
-          if (v !== null && named instanceof GraphQLObjectType && named.name !== "Application") return [name, toRest(named, v as Record<string, unknown>)];
+          if (v !== null && named instanceof GraphQLObjectType && named.name !== "Application")
+            return [name, toRest(named, v as Record<string, unknown>)];
           return [name, v];
         }),
       );
-    const compare = (type: GraphQLObjectType, fromGraphql: Record<string, unknown>[], fromRest: Record<string, unknown>[]) => {
+    const compare = (
+      type: GraphQLObjectType,
+      fromGraphql: Record<string, unknown>[],
+      fromRest: Record<string, unknown>[],
+    ) => {
       expect(fromGraphql.map((n) => n.id).sort()).toEqual(fromRest.map((r) => r.id).sort());
       for (const rest of fromRest) {
-        const { application, ...fields } = toRest(type, fromGraphql.find((n) => n.id === rest.id)!);
+        const { application, ...fields } = toRest(
+          type,
+          fromGraphql.find((n) => n.id === rest.id)!,
+        );
         expect(application).toEqual({ id: app });
         expect(fields).toEqual(rest);
       }
@@ -235,8 +282,16 @@ describe("GraphQL scans and vulnerabilities", () => {
     expect(restVulns.length).toBeGreaterThan(0);
     expect(restVulns.length).toBeLessThanOrEqual(100);
     compare(scanType, node.latestScans, restScans);
-    compare(scanType, node.scans.edges.map((e: { node: Record<string, unknown> }) => e.node), restScans);
-    compare(vulnerabilityType, node.vulnerabilities.edges.map((e: { node: Record<string, unknown> }) => e.node), restVulns);
+    compare(
+      scanType,
+      node.scans.edges.map((e: { node: Record<string, unknown> }) => e.node),
+      restScans,
+    );
+    compare(
+      vulnerabilityType,
+      node.vulnerabilities.edges.map((e: { node: Record<string, unknown> }) => e.node),
+      restVulns,
+    );
   });
 
   it("answers the same field asked twice with different arguments under every application, each as asked", async () => {
@@ -254,7 +309,10 @@ describe("GraphQL scans and vulnerabilities", () => {
     const nodes = res.body.data.applications.edges.map((e: { node: unknown }) => e.node);
     expect(nodes.map((n: { id: string }) => n.id)).toEqual(apps);
     for (const [i, app] of apps.entries()) {
-      const rest = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as { id: string; severity: string }[];
+      const rest = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as {
+        id: string;
+        severity: string;
+      }[];
       const high = rest.filter((v) => v.severity === "high");
       expect(high.length).toBeGreaterThan(0);
       expect(nodes[i].high).toEqual({
@@ -264,12 +322,20 @@ describe("GraphQL scans and vulnerabilities", () => {
       });
       expect(nodes[i].all.totalCount).toBe(rest.length);
       expect(nodes[i].all.pageInfo.hasNextPage).toBe(rest.length > 3);
-      expect(nodes[i].all.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(rest.slice(0, 3).map((v) => v.id));
+      expect(nodes[i].all.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(
+        rest.slice(0, 3).map((v) => v.id),
+      );
       // An edge's cursor continues the list right after that edge, as REST's cursors do.
-      const after = (await gql(t, `query($id: ID!, $after: String) { application(id: $id) { vulnerabilities(first: 1, after: $after) { edges { node { id } } } } }`, {
-        id: app,
-        after: nodes[i].all.edges[0].cursor,
-      })).body.data.application.vulnerabilities.edges;
+      const after = (
+        await gql(
+          t,
+          `query($id: ID!, $after: String) { application(id: $id) { vulnerabilities(first: 1, after: $after) { edges { node { id } } } } }`,
+          {
+            id: app,
+            after: nodes[i].all.edges[0].cursor,
+          },
+        )
+      ).body.data.application.vulnerabilities.edges;
       expect(after.map((e: { node: { id: string } }) => e.node.id)).toEqual([rest[1]!.id]);
     }
   });

@@ -17,72 +17,128 @@ describe("GraphQL policies", () => {
   it("creates, reads (both doors), updates, lists and deletes with REST's rules", async () => {
     const app = (await t.request("POST", "/applications", { body: { name: "pol-app" } })).body.id;
     const created = await gql(t, `mutation($i: CreatePolicyInput!) { createPolicy(input: $i) { ${POLICY} } }`, {
-      i: { name: "no-criticals", action: "BLOCK", conditions: { applicationIds: [app], vulnerabilitySeverity: "CRITICAL" } },
+      i: {
+        name: "no-criticals",
+        action: "BLOCK",
+        conditions: { applicationIds: [app], vulnerabilitySeverity: "CRITICAL" },
+      },
     });
     expect(created.body.errors).toBeUndefined();
     const policy = created.body.data.createPolicy;
-    expect(policy).toMatchObject({ action: "BLOCK", conditions: { applicationIds: [app], vulnerabilitySeverity: "CRITICAL" } });
-    const rest = await t.request("GET", `/policies/${policy.id}`);
-    expect(rest.body).toEqual({ ...policy, action: "block", conditions: { applicationIds: [app], vulnerabilitySeverity: "critical" } });
-
-    const updated = await gql(t, `mutation($id: ID!, $i: UpdatePolicyInput!) { updatePolicy(id: $id, input: $i) { ${POLICY} } }`, {
-      id: policy.id,
-      i: { conditions: { applicationIds: null } },
+    expect(policy).toMatchObject({
+      action: "BLOCK",
+      conditions: { applicationIds: [app], vulnerabilitySeverity: "CRITICAL" },
     });
-    expect(updated.body.data.updatePolicy).toMatchObject({ name: "no-criticals", action: "BLOCK", conditions: { applicationIds: null } });
+    const rest = await t.request("GET", `/policies/${policy.id}`);
+    expect(rest.body).toEqual({
+      ...policy,
+      action: "block",
+      conditions: { applicationIds: [app], vulnerabilitySeverity: "critical" },
+    });
+
+    const updated = await gql(
+      t,
+      `mutation($id: ID!, $i: UpdatePolicyInput!) { updatePolicy(id: $id, input: $i) { ${POLICY} } }`,
+      {
+        id: policy.id,
+        i: { conditions: { applicationIds: null } },
+      },
+    );
+    expect(updated.body.data.updatePolicy).toMatchObject({
+      name: "no-criticals",
+      action: "BLOCK",
+      conditions: { applicationIds: null },
+    });
 
     const list = await gql(t, `{ policies(first: 10) { totalCount edges { node { id } } } }`);
     expect(list.body.data.policies).toEqual({ totalCount: 1, edges: [{ node: { id: policy.id } }] });
-    expect(codesOf(await gql(t, `mutation($i: CreatePolicyInput!) { createPolicy(input: $i) { id } }`, { i: { name: "no-criticals", action: "MONITOR" } }))).toEqual(["CONFLICT"]);
+    expect(
+      codesOf(
+        await gql(t, `mutation($i: CreatePolicyInput!) { createPolicy(input: $i) { id } }`, {
+          i: { name: "no-criticals", action: "MONITOR" },
+        }),
+      ),
+    ).toEqual(["CONFLICT"]);
     const unknownApp = await gql(t, `mutation($i: CreatePolicyInput!) { createPolicy(input: $i) { id } }`, {
       i: { name: "p2", action: "MONITOR", conditions: { applicationIds: ["0190d6a4-6a2e-7000-8000-000000000000"] } },
     });
     expect(codesOf(unknownApp)).toEqual(["BAD_USER_INPUT"]);
     expect(unknownApp.body.errors[0].extensions.errors[0].path).toBe("conditions.applicationIds[0]");
 
-    expect((await gql(t, `mutation($id: ID!) { deletePolicy(id: $id) }`, { id: policy.id })).body.data.deletePolicy).toBe(policy.id);
-    expect(codesOf(await gql(t, `query($id: ID!) { policy(id: $id) { id } }`, { id: policy.id }))).toEqual(["NOT_FOUND"]);
+    expect(
+      (await gql(t, `mutation($id: ID!) { deletePolicy(id: $id) }`, { id: policy.id })).body.data.deletePolicy,
+    ).toBe(policy.id);
+    expect(codesOf(await gql(t, `query($id: ID!) { policy(id: $id) { id } }`, { id: policy.id }))).toEqual([
+      "NOT_FOUND",
+    ]);
     const readOnly = await t.token(["policies:read"]);
-    expect(codesOf(await gql(t, `mutation { createPolicy(input: { name: "x", action: ALLOW }) { id } }`, undefined, { token: readOnly }))).toEqual(["FORBIDDEN"]);
+    expect(
+      codesOf(
+        await gql(t, `mutation { createPolicy(input: { name: "x", action: ALLOW }) { id } }`, undefined, {
+          token: readOnly,
+        }),
+      ),
+    ).toEqual(["FORBIDDEN"]);
   });
 });
 
 describe("GraphQL webhooks", () => {
   it("masks the secret, validates like REST and agrees with REST", async () => {
     const created = await gql(t, `mutation($i: CreateWebhookInput!) { createWebhook(input: $i) { ${WEBHOOK} } }`, {
-      i: { name: "siem", url: "https://hooks.example.com/in", events: ["SCAN_COMPLETED", "VULNERABILITY_CREATED"], secret: "s3cret-value" },
+      i: {
+        name: "siem",
+        url: "https://hooks.example.com/in",
+        events: ["SCAN_COMPLETED", "VULNERABILITY_CREATED"],
+        secret: "s3cret-value",
+      },
     });
     expect(created.body.errors).toBeUndefined();
     const hook = created.body.data.createWebhook;
-    expect(hook).toMatchObject({ secret: "********", status: "ACTIVE", events: ["SCAN_COMPLETED", "VULNERABILITY_CREATED"] });
+    expect(hook).toMatchObject({
+      secret: "********",
+      status: "ACTIVE",
+      events: ["SCAN_COMPLETED", "VULNERABILITY_CREATED"],
+    });
     expect(created.text).not.toContain("s3cret-value");
     const rest = await t.request("GET", `/webhooks/${hook.id}`);
     expect(rest.body).toEqual({ ...hook, status: "active", events: ["scan.completed", "vulnerability.created"] });
 
-    const updated = await gql(t, `mutation($id: ID!, $i: UpdateWebhookInput!) { updateWebhook(id: $id, input: $i) { ${WEBHOOK} } }`, {
-      id: hook.id,
-      i: { status: "DISABLED", secret: "********" },
-    });
+    const updated = await gql(
+      t,
+      `mutation($id: ID!, $i: UpdateWebhookInput!) { updateWebhook(id: $id, input: $i) { ${WEBHOOK} } }`,
+      {
+        id: hook.id,
+        i: { status: "DISABLED", secret: "********" },
+      },
+    );
     expect(updated.body.data.updateWebhook).toMatchObject({ status: "DISABLED", secret: "********", name: "siem" });
     const row = await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     expect(row.sealedSecret).not.toContain("s3cret-value");
     expect(t.app.webhookSecrets.open(row.sealedSecret, row.id)).toBe("s3cret-value");
 
-    const bad = await gql(t, `mutation { createWebhook(input: { name: "x", url: "http://example.com", events: [SCAN_FAILED], secret: "k" }) { id } }`);
+    const bad = await gql(
+      t,
+      `mutation { createWebhook(input: { name: "x", url: "http://example.com", events: [SCAN_FAILED], secret: "k" }) { id } }`,
+    );
     expect(codesOf(bad)).toEqual(["BAD_USER_INPUT"]);
     expect(bad.body.errors[0].extensions.errors.map((e: { path: string }) => e.path)).toContain("url");
 
     const list = await gql(t, `{ webhooks { totalCount edges { node { id secret } } } }`);
     expect(list.body.data.webhooks).toEqual({ totalCount: 1, edges: [{ node: { id: hook.id, secret: "********" } }] });
-    expect((await gql(t, `mutation($id: ID!) { deleteWebhook(id: $id) }`, { id: hook.id })).body.data.deleteWebhook).toBe(hook.id);
-    expect(codesOf(await gql(t, `query($id: ID!) { webhook(id: $id) { id } }`, { id: hook.id }))).toEqual(["NOT_FOUND"]);
+    expect(
+      (await gql(t, `mutation($id: ID!) { deleteWebhook(id: $id) }`, { id: hook.id })).body.data.deleteWebhook,
+    ).toBe(hook.id);
+    expect(codesOf(await gql(t, `query($id: ID!) { webhook(id: $id) { id } }`, { id: hook.id }))).toEqual([
+      "NOT_FOUND",
+    ]);
     const noScope = await t.token(["applications:read"]);
     expect(codesOf(await gql(t, `{ webhooks { totalCount } }`, undefined, { token: noScope }))).toEqual(["FORBIDDEN"]);
   });
 });
 
 describe("GraphQL webhook deliveries", () => {
-  const DELIVERY = "id eventId eventType status createdAt nextAttemptAt waiting attempts { attemptedAt statusCode durationMs error }";
+  const DELIVERY =
+    "id eventId eventType status createdAt nextAttemptAt waiting attempts { attemptedAt statusCode durationMs error }";
   const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
     webhook(id: $id) { deliveries(first: $first, after: $after) { pageInfo { hasNextPage endCursor } edges { node { ${DELIVERY} } } } }
   }`;
@@ -98,18 +154,38 @@ describe("GraphQL webhook deliveries", () => {
   let hookId: string;
   let eventIds: string[];
   beforeAll(async () => {
-    hookId = (await t.request("POST", "/webhooks", {
-      body: { name: "log", url: "https://hooks.example.com/log", events: ["scan.completed"], secret: "k" },
-    })).body.id;
+    hookId = (
+      await t.request("POST", "/webhooks", {
+        body: { name: "log", url: "https://hooks.example.com/log", events: ["scan.completed"], secret: "k" },
+      })
+    ).body.id;
     eventIds = [];
     for (let i = 0; i < 2; i++) {
-      const data = { id: newId(), applicationId: newId(), scanType: "sast", status: "completed", triggeredBy: "ci", startedAt: null, completedAt: null, summary: null };
+      const data = {
+        id: newId(),
+        applicationId: newId(),
+        scanType: "sast",
+        status: "completed",
+        triggeredBy: "ci",
+        startedAt: null,
+        completedAt: null,
+        summary: null,
+      };
       eventIds.push(await t.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", data)));
       await fanOutEvents(t.app.db.pool, 10); // one at a time: distinct creation times
     }
-    const [older] = await t.app.db.prisma.webhookDelivery.findMany({ where: { webhookId: hookId, eventId: eventIds[0] } });
+    const [older] = await t.app.db.prisma.webhookDelivery.findMany({
+      where: { webhookId: hookId, eventId: eventIds[0] },
+    });
     await t.app.db.prisma.deliveryAttempt.create({
-      data: { id: newId(), deliveryId: older!.id, attemptedAt: new Date(), statusCode: 503, durationMs: 12, error: null },
+      data: {
+        id: newId(),
+        deliveryId: older!.id,
+        attemptedAt: new Date(),
+        statusCode: 503,
+        durationMs: 12,
+        error: null,
+      },
     });
   });
 
@@ -120,14 +196,24 @@ describe("GraphQL webhook deliveries", () => {
     expect(rest.body[1].attempts).toHaveLength(1);
     const all = await gql(t, DELIVERIES, { id: hookId }, { token: await t.token(["webhooks:read"]) });
     expect(all.body.errors).toBeUndefined();
-    expect(all.body.data.webhook.deliveries.edges.map((e: { node: unknown }) => e.node)).toEqual(rest.body.map(asGraphQL));
+    expect(all.body.data.webhook.deliveries.edges.map((e: { node: unknown }) => e.node)).toEqual(
+      rest.body.map(asGraphQL),
+    );
 
     const page1 = await gql(t, DELIVERIES, { id: hookId, first: 1 });
     expect(page1.body.data.webhook.deliveries.pageInfo.hasNextPage).toBe(true);
-    expect(page1.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([eventIds[1]]);
-    const page2 = await gql(t, DELIVERIES, { id: hookId, first: 1, after: page1.body.data.webhook.deliveries.pageInfo.endCursor });
+    expect(page1.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([
+      eventIds[1],
+    ]);
+    const page2 = await gql(t, DELIVERIES, {
+      id: hookId,
+      first: 1,
+      after: page1.body.data.webhook.deliveries.pageInfo.endCursor,
+    });
     expect(page2.body.data.webhook.deliveries.pageInfo.hasNextPage).toBe(false);
-    expect(page2.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([eventIds[0]]);
+    expect(page2.body.data.webhook.deliveries.edges.map((e: { node: { eventId: string } }) => e.node.eventId)).toEqual([
+      eventIds[0],
+    ]);
   });
 
   it("redelivers as a new pending delivery of the same event, as REST does", async () => {
@@ -135,7 +221,12 @@ describe("GraphQL webhook deliveries", () => {
     const res = await gql(t, REDELIVER, { w: hookId, d: older.id }, { token: await t.token(["webhooks:write"]) });
     expect(res.body.errors).toBeUndefined();
     const created = res.body.data.redeliverWebhookDelivery;
-    expect(created).toMatchObject({ eventId: eventIds[0], eventType: "SCAN_COMPLETED", status: "PENDING", attempts: [] });
+    expect(created).toMatchObject({
+      eventId: eventIds[0],
+      eventType: "SCAN_COMPLETED",
+      status: "PENDING",
+      attempts: [],
+    });
     expect(created.id).not.toBe(older.id);
     const rest = await t.request("GET", `/webhooks/${hookId}/deliveries/${created.id}`);
     expect(rest.status).toBe(200);
@@ -144,9 +235,11 @@ describe("GraphQL webhook deliveries", () => {
 
   it("answers NOT_FOUND for unknown or mismatched ids and FORBIDDEN without webhooks:write", async () => {
     const [delivery] = (await t.request("GET", `/webhooks/${hookId}/deliveries`)).body;
-    const other = (await t.request("POST", "/webhooks", {
-      body: { name: "other", url: "https://hooks.example.com/other", events: ["scan.failed"], secret: "k" },
-    })).body.id;
+    const other = (
+      await t.request("POST", "/webhooks", {
+        body: { name: "other", url: "https://hooks.example.com/other", events: ["scan.failed"], secret: "k" },
+      })
+    ).body.id;
     for (const [w, d] of [
       [newId(), delivery.id],
       [hookId, newId()],

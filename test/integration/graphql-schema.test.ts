@@ -36,7 +36,8 @@ describe("GraphQL limits and GraphiQL", () => {
     // Application → vulnerabilities → edges → node → application → … adds 4 levels per turn.
     const nest = (turns: number) => {
       let selection = "id";
-      for (let i = 0; i < turns; i++) selection = `id vulnerabilities(first: 1) { edges { node { application { ${selection} } } } }`;
+      for (let i = 0; i < turns; i++)
+        selection = `id vulnerabilities(first: 1) { edges { node { application { ${selection} } } } }`;
       return `{ applications(first: 1) { edges { node { ${selection} } } } }`;
     };
     expect(codesOf(await gql(t, nest(1)))).toEqual([]);
@@ -45,25 +46,48 @@ describe("GraphQL limits and GraphiQL", () => {
 
   it("exempts introspection from the depth and cost limits, so GraphQL tools can read the schema", async () => {
     for (const app of [t, prod]) {
-      const full = await gql(app, getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }));
+      const full = await gql(
+        app,
+        getIntrospectionQuery({
+          descriptions: true,
+          specifiedByUrl: true,
+          directiveIsRepeatable: true,
+          schemaDescription: true,
+          inputValueDeprecation: true,
+          oneOf: true,
+        }),
+      );
       expect(codesOf(full)).toEqual([]);
       expect(full.body.data.__schema.types.map((type: { name: string }) => type.name)).toContain("Application");
       const typeRefs = "name kind ofType { name kind ofType { name kind ofType { name kind ofType { name kind } } } }";
-      const deep = await gql(app, `{ __type(name: "Application") { name fields { name type { ${typeRefs} } args { type { ${typeRefs} } } } } }`);
+      const deep = await gql(
+        app,
+        `{ __type(name: "Application") { name fields { name type { ${typeRefs} } args { type { ${typeRefs} } } } } }`,
+      );
       expect(codesOf(deep)).toEqual([]);
       expect(deep.body.data.__type.fields.length).toBeGreaterThan(3);
     }
   });
 
   it("still limits the depth of a query that asks for data beside introspection", async () => {
-    const typeRefs = "ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } }";
-    await rejected(t, `{ applications(first: 1) { totalCount } __type(name: "Application") { fields { type { ${typeRefs} } } } }`, /depth limit of 10/i);
+    const typeRefs =
+      "ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } }";
+    await rejected(
+      t,
+      `{ applications(first: 1) { totalCount } __type(name: "Application") { fields { type { ${typeRefs} } } } }`,
+      /depth limit of 10/i,
+    );
   });
 
   it("rejects too many aliases", async () => {
-    const aliases = Array.from({ length: GRAPHQL_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: applications { totalCount }`).join(" ");
+    const aliases = Array.from(
+      { length: GRAPHQL_LIMITS.maxAliases + 1 },
+      (_, i) => `a${i}: applications { totalCount }`,
+    ).join(" ");
     await rejected(t, `{ ${aliases} }`, /alias/i);
-    const ok = Array.from({ length: GRAPHQL_LIMITS.maxAliases }, (_, i) => `a${i}: applications { totalCount }`).join(" ");
+    const ok = Array.from({ length: GRAPHQL_LIMITS.maxAliases }, (_, i) => `a${i}: applications { totalCount }`).join(
+      " ",
+    );
     expect(codesOf(await gql(t, `{ ${ok} }`))).toEqual([]);
   });
 

@@ -25,7 +25,9 @@ const bearer = async (scopes = ["admin"]) => ({ authorization: `Bearer ${await t
 function commitEvent<T extends EventType>(type: T, data: EventData[T], options: { rollback?: boolean } = {}) {
   return t.app.db.prisma
     .$transaction(async (tx) => {
-      const id = await recordEvent(tx, type, data, { applicationId: (data as { applicationId: string }).applicationId });
+      const id = await recordEvent(tx, type, data, {
+        applicationId: (data as { applicationId: string }).applicationId,
+      });
       if (options.rollback) throw new Error("rolled back");
       return id;
     })
@@ -64,14 +66,17 @@ function subscribe(client: Client, query: string, variables?: Record<string, unk
   const results: Next[] = [];
   let failure: unknown;
   const settled = new Promise<void>((resolve) => {
-    client.subscribe({ query, variables }, {
-      next: (value) => results.push(value as Next),
-      error: (err) => {
-        failure = err;
-        resolve();
+    client.subscribe(
+      { query, variables },
+      {
+        next: (value) => results.push(value as Next),
+        error: (err) => {
+          failure = err;
+          resolve();
+        },
+        complete: () => resolve(),
       },
-      complete: () => resolve(),
-    });
+    );
   });
   return { results, settled, failure: () => failure };
 }
@@ -101,8 +106,15 @@ describe("graphql-ws subscriptions", () => {
     clients.push(client);
     const appA = newId();
     const appB = newId();
-    const envelopes = subscribe(client, `subscription($app: ID) { events(types: [SCAN_COMPLETED], applicationId: $app) { eventId eventType timestamp data } }`, { app: appB });
-    const vulns = subscribe(client, `subscription { vulnerabilityCreated(minSeverity: HIGH) { id severity applicationId title } }`);
+    const envelopes = subscribe(
+      client,
+      `subscription($app: ID) { events(types: [SCAN_COMPLETED], applicationId: $app) { eventId eventType timestamp data } }`,
+      { app: appB },
+    );
+    const vulns = subscribe(
+      client,
+      `subscription { vulnerabilityCreated(minSeverity: HIGH) { id severity applicationId title } }`,
+    );
 
     const committed = await produceUntilSeen(
       () => envelopes.results.length > 0,
@@ -115,7 +127,10 @@ describe("graphql-ws subscriptions", () => {
     const first = envelopes.results[0]!;
     expect(first.errors).toBeUndefined();
     expect(committed).toContain(first.data!.events.eventId);
-    expect(first.data!.events).toMatchObject({ eventType: "scan.completed", data: { applicationId: appB, status: "completed" } });
+    expect(first.data!.events).toMatchObject({
+      eventType: "scan.completed",
+      data: { applicationId: appB, status: "completed" },
+    });
     for (const r of envelopes.results) {
       expect(r.data!.events.data.applicationId).toBe(appB);
       expect(committed).toContain(r.data!.events.eventId); // never a rolled-back one
@@ -146,15 +161,22 @@ describe("graphql-ws subscriptions", () => {
     await mixed.settled;
     expect(JSON.stringify(mixed.failure() ?? mixed.results)).toMatch(/FORBIDDEN/);
     const allowed = subscribe(client, `subscription { scanUpdated { id status } }`);
-    await produceUntilSeen(() => allowed.results.length > 0, () => commitEvent("scan.completed", scanData(newId())));
+    await produceUntilSeen(
+      () => allowed.results.length > 0,
+      () => commitEvent("scan.completed", scanData(newId())),
+    );
     expect(allowed.results[0]!.data!.scanUpdated.status).toBe("COMPLETED");
   });
 
   it("refuses variables that do not coerce with BAD_USER_INPUT, and takes arguments written in the document", async () => {
     const client = wsClient(t, await bearer());
     clients.push(client);
-    const badId = subscribe(client, `subscription($app: ID) { events(applicationId: $app) { eventId } }`, { app: { not: "an id" } });
-    const badType = subscribe(client, `subscription($types: [EventType!]) { events(types: $types) { eventId } }`, { types: ["NOT_A_TYPE"] });
+    const badId = subscribe(client, `subscription($app: ID) { events(applicationId: $app) { eventId } }`, {
+      app: { not: "an id" },
+    });
+    const badType = subscribe(client, `subscription($types: [EventType!]) { events(types: $types) { eventId } }`, {
+      types: ["NOT_A_TYPE"],
+    });
     for (const refused of [badId, badType]) {
       await refused.settled;
       // The subscription's one result, as graphql-ws sends an operation that does not start.
@@ -187,7 +209,9 @@ describe("graphql-ws subscriptions", () => {
   ])("closes the socket with 4403 for %s", async (_label, params) => {
     let connectionParams = params as Record<string, unknown> | undefined;
     if (params === "other-key") {
-      connectionParams = { Authorization: `Bearer ${await mintToken({ secret: "x".repeat(40), sub: "eve", scopes: ["admin"] })}` };
+      connectionParams = {
+        Authorization: `Bearer ${await mintToken({ secret: "x".repeat(40), sub: "eve", scopes: ["admin"] })}`,
+      };
     }
     const closed = new Promise<number>((resolve) => clients.push(wsClient(t, connectionParams, resolve)));
     expect(await closed).toBe(4403);
@@ -200,7 +224,10 @@ describe("graphql-ws subscriptions", () => {
     const client = wsClient(t, { Authorization: `Bearer ${token}` }, (code) => (closedWith = code));
     clients.push(client);
     const sub = subscribe(client, `subscription { scanCompleted { id } }`);
-    await produceUntilSeen(() => sub.results.length > 0, () => commitEvent("scan.completed", scanData(newId())));
+    await produceUntilSeen(
+      () => sub.results.length > 0,
+      () => commitEvent("scan.completed", scanData(newId())),
+    );
     expect(sub.results.length).toBeGreaterThan(0); // the connection was accepted
     for (let i = 0; i < 100 && closedWith === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     expect(closedWith).toBe(4403);
@@ -239,20 +266,30 @@ describe("subscribers of the same subscription", () => {
       };
       const [a, b, narrower] = [await open(["admin"]), await open(["admin"]), await open(["scans:read"])];
       const everyone = [a, b, narrower];
-      await produceUntilSeen(() => everyone.every((s) => s.sub.results.length > 0), () => commitEvent("scan.completed", scanData(app)));
+      await produceUntilSeen(
+        () => everyone.every((s) => s.sub.results.length > 0),
+        () => commitEvent("scan.completed", scanData(app)),
+      );
       // Two scope sets, two executions: not one per socket.
       expect(streamsOpened).toHaveBeenCalledTimes(2);
 
-      const eventIdsAfter = (s: (typeof everyone)[number], from: number) => s.sub.results.slice(from).map((r) => r.data!.events.eventId);
+      const eventIdsAfter = (s: (typeof everyone)[number], from: number) =>
+        s.sub.results.slice(from).map((r) => r.data!.events.eventId);
       const marks = everyone.map((s) => s.sub.results.length);
-      const next = [await commitEvent("scan.completed", scanData(app)), await commitEvent("scan.completed", scanData(app))];
+      const next = [
+        await commitEvent("scan.completed", scanData(app)),
+        await commitEvent("scan.completed", scanData(app)),
+      ];
       await waitFor(() => everyone.every((s, i) => s.sub.results.length >= marks[i]! + 2));
       everyone.forEach((s, i) => expect(eventIdsAfter(s, marks[i]!)).toEqual(next));
 
       // The first subscriber leaving ends neither the other nor the shared execution; a newcomer joins it.
       await a.client.dispose();
       const late = await open(["admin"]);
-      await produceUntilSeen(() => late.sub.results.length > 0, () => commitEvent("scan.completed", scanData(app)));
+      await produceUntilSeen(
+        () => late.sub.results.length > 0,
+        () => commitEvent("scan.completed", scanData(app)),
+      );
       expect(streamsOpened).toHaveBeenCalledTimes(2);
       const [bMark, lateMark] = [b.sub.results.length, late.sub.results.length];
       const last = await commitEvent("scan.completed", scanData(app));
@@ -262,10 +299,13 @@ describe("subscribers of the same subscription", () => {
       // Another application's events are another subscription (variables are part of what is shared).
       const otherApp = newId();
       const other = subscribe(late.client, query, { app: otherApp });
-      await produceUntilSeen(() => other.results.length > 0, async () => {
-        await commitEvent("scan.completed", scanData(app));
-        return commitEvent("scan.completed", scanData(otherApp));
-      });
+      await produceUntilSeen(
+        () => other.results.length > 0,
+        async () => {
+          await commitEvent("scan.completed", scanData(app));
+          return commitEvent("scan.completed", scanData(otherApp));
+        },
+      );
       expect(other.results.length).toBeGreaterThan(0);
       expect(other.results.every((r) => r.data!.events.data.applicationId === otherApp)).toBe(true);
       expect(streamsOpened).toHaveBeenCalledTimes(3);
@@ -281,19 +321,35 @@ describe("a graphql-ws client that stops reading", () => {
   it("is closed with 1008 once its unsent messages pass the limit, and its socket released", async () => {
     const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) }, { workers: [DISPATCHER_NAME] });
     const serverSockets: import("node:net").Socket[] = [];
-    slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket as import("node:net").Socket));
+    slow.app.server.prependListener("upgrade", (_req, socket) =>
+      serverSockets.push(socket as import("node:net").Socket),
+    );
     const socket = new WebSocket(slow.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
     try {
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
       let received = 0;
       socket.on("message", (message) => {
         const { type } = JSON.parse(message.toString());
-        if (type === "connection_ack") socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "subscription { events(types: [SCAN_COMPLETED]) { eventId data } }" } }));
+        if (type === "connection_ack")
+          socket.send(
+            JSON.stringify({
+              id: "1",
+              type: "subscribe",
+              payload: { query: "subscription { events(types: [SCAN_COMPLETED]) { eventId data } }" },
+            }),
+          );
         if (type === "next") received++;
       });
       await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-      socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${await slow.token()}` } }));
-      const commit = () => slow.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", { ...scanData(newId()), pad: "x".repeat(100_000) } as never, {}));
+      socket.send(
+        JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${await slow.token()}` } }),
+      );
+      const commit = () =>
+        slow.app.db.prisma.$transaction((tx) =>
+          recordEvent(tx, "scan.completed", { ...scanData(newId()), pad: "x".repeat(100_000) } as never, {}),
+        );
       let committed = (await produceUntilSeen(() => received > 0, commit)).length;
       expect(received).toBeGreaterThan(0);
 
@@ -313,9 +369,13 @@ describe("a graphql-ws client that stops reading", () => {
       await new Promise((r) => setTimeout(r, 200));
 
       // Reading again, the client finds the close frame behind what was already queued, not the rest.
-      const serverClosed = new Promise((resolve) => (serverSide!.destroyed ? resolve(null) : serverSide!.once("close", resolve)));
+      const serverClosed = new Promise((resolve) =>
+        serverSide!.destroyed ? resolve(null) : serverSide!.once("close", resolve),
+      );
       (socket as unknown as { _socket: import("node:net").Socket })._socket.resume();
-      const stillOpen = new Promise<{ code: number; reason: string }>((r) => setTimeout(() => r({ code: 0, reason: "still open after 8 s" }), 8000).unref());
+      const stillOpen = new Promise<{ code: number; reason: string }>((r) =>
+        setTimeout(() => r({ code: 0, reason: "still open after 8 s" }), 8000).unref(),
+      );
       const { code, reason } = await Promise.race([closed, stillOpen]);
       expect(code).toBe(1008);
       expect(reason).toMatch(/too slow/);
@@ -333,24 +393,39 @@ describe("events from real writes", () => {
     const app = (await t.request("POST", "/applications", { body: { name: "live-app" } })).body.id;
     const client = wsClient(t, await bearer(["scans:read", "vulnerabilities:read"]));
     clients.push(client);
-    const updates = subscribe(client, `subscription($app: ID) { scanUpdated(applicationId: $app) { id status summary { totalFindings } } }`, { app });
-    const vulns = subscribe(client, `subscription($app: ID) { vulnerabilityCreated(applicationId: $app) { id applicationId severity } }`, { app });
+    const updates = subscribe(
+      client,
+      `subscription($app: ID) { scanUpdated(applicationId: $app) { id status summary { totalFindings } } }`,
+      { app },
+    );
+    const vulns = subscribe(
+      client,
+      `subscription($app: ID) { vulnerabilityCreated(applicationId: $app) { id applicationId severity } }`,
+      { app },
+    );
     // A third subscription sent after the two on the same socket: once it hears a probe event,
     // the listener is up and the two before it are registered.
     const probe = subscribe(client, `subscription { events(types: [SCAN_FAILED]) { eventId } }`);
-    await produceUntilSeen(() => probe.results.length > 0, () => commitEvent("scan.failed", { ...scanData(newId()), status: "failed" }));
+    await produceUntilSeen(
+      () => probe.results.length > 0,
+      () => commitEvent("scan.failed", { ...scanData(newId()), status: "failed" }),
+    );
 
     const res = await t.request("POST", `/applications/${app}/scans`, { body: { scanType: "sca" } });
     expect(res.status).toBe(202);
     while ((await t.app.scanRunner.runOnce()) > 0);
-    for (let i = 0; i < 200 && (updates.results.length < 2 || vulns.results.length === 0); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (updates.results.length < 2 || vulns.results.length === 0); i++)
+      await new Promise((r) => setTimeout(r, 25));
 
     const statuses = updates.results.map((r) => r.data!.scanUpdated.status);
     expect(statuses).toEqual(["RUNNING", "COMPLETED"]);
     expect(updates.results.every((r) => r.data!.scanUpdated.id === res.body.id)).toBe(true);
     const restVulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body;
-    for (let i = 0; i < 200 && vulns.results.length < restVulns.length; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(vulns.results.map((r) => r.data!.vulnerabilityCreated.id).sort()).toEqual(restVulns.map((v: { id: string }) => v.id).sort());
+    for (let i = 0; i < 200 && vulns.results.length < restVulns.length; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(vulns.results.map((r) => r.data!.vulnerabilityCreated.id).sort()).toEqual(
+      restVulns.map((v: { id: string }) => v.id).sort(),
+    );
     expect(updates.results[1]!.data!.scanUpdated.summary.totalFindings).toBe(restVulns.length);
   });
 });
@@ -383,7 +458,10 @@ describe("SSE subscriptions", () => {
       }
     })().catch(() => {});
     const appId = newId();
-    await produceUntilSeen(() => text.includes("event: next"), () => commitEvent("scan.completed", scanData(appId)));
+    await produceUntilSeen(
+      () => text.includes("event: next"),
+      () => commitEvent("scan.completed", scanData(appId)),
+    );
     controller.abort();
     await reading;
     const data = JSON.parse(text.split("event: next\ndata: ")[1]!.split("\n")[0]!);
@@ -394,12 +472,18 @@ describe("SSE subscriptions", () => {
     const res = await fetch(`${t.baseUrl}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...(await bearer()) },
-      body: JSON.stringify({ query: "subscription($app: ID) { scanCompleted(applicationId: $app) { id } }", variables: { app: [1] } }),
+      body: JSON.stringify({
+        query: "subscription($app: ID) { scanCompleted(applicationId: $app) { id } }",
+        variables: { app: [1] },
+      }),
     });
     expect(res.status).toBe(400);
     const data = JSON.parse((await res.text()).split("event: next\ndata: ")[1]!.split("\n")[0]!);
     expect(data.errors).toHaveLength(1);
-    expect(data.errors[0]).toMatchObject({ message: expect.stringMatching(/^Variable "\$app" got invalid value/), extensions: { code: "BAD_USER_INPUT" } });
+    expect(data.errors[0]).toMatchObject({
+      message: expect.stringMatching(/^Variable "\$app" got invalid value/),
+      extensions: { code: "BAD_USER_INPUT" },
+    });
   });
 
   it("ends the stream when the token expires, as a graphql-ws socket closes", async () => {
@@ -420,8 +504,14 @@ describe("SSE subscriptions", () => {
         text += new TextDecoder().decode(value);
       }
     })();
-    await produceUntilSeen(() => text.includes("event: next"), () => commitEvent("scan.completed", scanData(newId())));
-    const endedAt = await Promise.race([ended, new Promise<number>((_, reject) => setTimeout(() => reject(new Error("the stream outlived its token")), 8000))]);
+    await produceUntilSeen(
+      () => text.includes("event: next"),
+      () => commitEvent("scan.completed", scanData(newId())),
+    );
+    const endedAt = await Promise.race([
+      ended,
+      new Promise<number>((_, reject) => setTimeout(() => reject(new Error("the stream outlived its token")), 8000)),
+    ]);
     expect(endedAt).toBeGreaterThanOrEqual(exp * 1000);
   });
 });

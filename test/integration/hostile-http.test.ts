@@ -41,7 +41,11 @@ describe("query parameters that are not text", () => {
     ["a stray percent sign", "/applications?limit=5%", "limit"],
     ["U+0000", "/applications?owner=a%00b", "owner"],
     ["an encoded surrogate in a name", "/policies?%ED%BF%BF=1", "%ED%BF%BF"],
-    ["an encoded lone surrogate on /graphql", "/graphql?query=%7B__typename%7D&operationName=%ED%A0%80", "operationName"],
+    [
+      "an encoded lone surrogate on /graphql",
+      "/graphql?query=%7B__typename%7D&operationName=%ED%A0%80",
+      "operationName",
+    ],
   ])("%s is a 400 naming the parameter", async (_what, path, parameter) => {
     const res = await t.request("GET", path);
     expect(res.status).toBe(400);
@@ -67,9 +71,24 @@ describe("requests no route serves", () => {
   });
 
   it.each([
-    ["a space inside the request target", "GET /applications x/y HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "validation_failed"],
-    ["a header without a colon", "GET /healthz HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n", 400, "validation_failed"],
-    ["a head over 16 KiB", `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "payload_too_large"],
+    [
+      "a space inside the request target",
+      "GET /applications x/y HTTP/1.1\r\nHost: localhost\r\n\r\n",
+      400,
+      "validation_failed",
+    ],
+    [
+      "a header without a colon",
+      "GET /healthz HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n",
+      400,
+      "validation_failed",
+    ],
+    [
+      "a head over 16 KiB",
+      `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+      "payload_too_large",
+    ],
   ])("answers a request Node cannot parse (%s) with problem+json", async (_what, bytes, status, code) => {
     const { head, body, closedByServer } = await exchange(bytes);
     expect(statusOf(head)).toBe(status);
@@ -80,22 +99,33 @@ describe("requests no route serves", () => {
 });
 
 describe("streaming GraphQL answers", () => {
-  it.each(["text/event-stream", "multipart/mixed"])("survives HEAD /graphql asking for %s (a body never read)", async (accept) => {
-    const head = await fetch(`${t.baseUrl}/graphql?query=%7B__typename%7D`, { method: "HEAD", headers: { accept, authorization: `Bearer ${token}` } });
-    expect(head.status).toBe(405);
-    // An error thrown while Koa discards the unread body would be unhandled: jest fails the test on
-    // it, as it would end the service. The service answers on.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await t.request("POST", "/graphql", { body: { query: "{ __typename }" } })).body).toEqual({ data: { __typename: "Query" } });
-  });
+  it.each(["text/event-stream", "multipart/mixed"])(
+    "survives HEAD /graphql asking for %s (a body never read)",
+    async (accept) => {
+      const head = await fetch(`${t.baseUrl}/graphql?query=%7B__typename%7D`, {
+        method: "HEAD",
+        headers: { accept, authorization: `Bearer ${token}` },
+      });
+      expect(head.status).toBe(405);
+      // An error thrown while Koa discards the unread body would be unhandled: jest fails the test on
+      // it, as it would end the service. The service answers on.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await t.request("POST", "/graphql", { body: { query: "{ __typename }" } })).body).toEqual({
+        data: { __typename: "Query" },
+      });
+    },
+  );
 
-  it.each(["text/event-stream", "multipart/mixed"])("honours Connection: close on an answer streamed as %s", async (accept) => {
-    const { head, body, closedByServer } = await exchange(
-      `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`,
-    );
-    expect(statusOf(head)).toBe(200);
-    expect(headerOf(head, "Connection")).toBe("close");
-    expect(body).toContain('{"data":{"__typename":"Query"}}');
-    expect(closedByServer).toBe(true);
-  });
+  it.each(["text/event-stream", "multipart/mixed"])(
+    "honours Connection: close on an answer streamed as %s",
+    async (accept) => {
+      const { head, body, closedByServer } = await exchange(
+        `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(statusOf(head)).toBe(200);
+      expect(headerOf(head, "Connection")).toBe("close");
+      expect(body).toContain('{"data":{"__typename":"Query"}}');
+      expect(closedByServer).toBe(true);
+    },
+  );
 });

@@ -12,12 +12,17 @@ let webhookId: string;
 beforeAll(async () => {
   t = await startTestApp();
   policyId = (await t.request("POST", "/policies", { body: { name: "hostile-policy", action: "block" } })).body.id;
-  webhookId = (await t.request("POST", "/webhooks", { body: { name: "hostile-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" } })).body.id;
+  webhookId = (
+    await t.request("POST", "/webhooks", {
+      body: { name: "hostile-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" },
+    })
+  ).body.id;
 });
 afterAll(() => t.close());
 
 const JSON_TYPE = { "content-type": "application/json" };
-const send = (method: string, path: string, rawBody: string) => t.request(method, path, { rawBody, headers: JSON_TYPE });
+const send = (method: string, path: string, rawBody: string) =>
+  t.request(method, path, { rawBody, headers: JSON_TYPE });
 
 /** `{"<field>":{"a":{"a":…}}}`, `depth` levels below the field, as raw JSON text. */
 const nestedIn = (field: string, depth: number) => `{"${field}":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
@@ -51,15 +56,23 @@ describe("deeply nested JSON", () => {
 
 describe("strings that are not text", () => {
   it("refuses a lone surrogate in a field with its path", async () => {
-    const res = await send("POST", "/webhooks", '{"name":"lone","url":"https://hooks.example.com/l","events":["scan.completed"],"secret":"x\\udfffy"}');
+    const res = await send(
+      "POST",
+      "/webhooks",
+      '{"name":"lone","url":"https://hooks.example.com/l","events":["scan.completed"],"secret":"x\\udfffy"}',
+    );
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ path: "secret", message: "Must be valid Unicode text (it holds a lone UTF-16 surrogate)" }]);
+    expect(res.body.errors).toEqual([
+      { path: "secret", message: "Must be valid Unicode text (it holds a lone UTF-16 surrogate)" },
+    ]);
   });
 
   it("refuses a lone surrogate deep in an array and in a key", async () => {
     const inArray = await send("POST", "/applications", '{"name":"tags","tags":["ok","\\ud800"]}');
     expect(inArray.status).toBe(400);
-    expect(inArray.body.errors).toEqual([{ path: "tags[1]", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    expect(inArray.body.errors).toEqual([
+      { path: "tags[1]", message: expect.stringContaining("lone UTF-16 surrogate") },
+    ]);
     const inKey = await send("POST", "/applications", '{"name":"key","\\udc00":1}');
     expect(inKey.status).toBe(400);
     expect(inKey.body.errors[0].message).toContain("lone UTF-16 surrogate");
@@ -78,23 +91,43 @@ describe("GraphQL variables", () => {
   const TYPENAME = "query { __typename }";
 
   it.each([
-    ["a lone surrogate", '{"input":{"name":"x\\ud800"}}', "input.name", "Must be valid Unicode text (it holds a lone UTF-16 surrogate)"],
+    [
+      "a lone surrogate",
+      '{"input":{"name":"x\\ud800"}}',
+      "input.name",
+      "Must be valid Unicode text (it holds a lone UTF-16 surrogate)",
+    ],
     ["a lone surrogate in a key", '{"input":{"name":"x","\\udfff":1}}', "input.\udfff", "lone UTF-16 surrogate"],
-    ["nesting 10,000 levels deep", `{"input":{"name":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}}`, `input.name${".a".repeat(62)}`, "Must not be nested deeper than 64 levels"],
+    [
+      "nesting 10,000 levels deep",
+      `{"input":{"name":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}}`,
+      `input.name${".a".repeat(62)}`,
+      "Must not be nested deeper than 64 levels",
+    ],
   ])("over HTTP: %s is a 400 with its path", async (_what, variables, path, message) => {
     for (const query of [CREATE, TYPENAME]) {
-      const res = await t.request("POST", "/graphql", { rawBody: `{"query":${JSON.stringify(query)},"variables":${variables}}`, headers: JSON_TYPE });
+      const res = await t.request("POST", "/graphql", {
+        rawBody: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+        headers: JSON_TYPE,
+      });
       expect(res.status).toBe(400);
       expect(codesOf(res)).toEqual(["BAD_USER_INPUT"]);
       expect(res.body.errors[0].extensions.errors).toEqual([{ path, message: expect.stringContaining(message) }]);
     }
-    expect((await t.request("GET", "/applications?limit=100")).body.map((a: { name: string }) => a.name)).not.toContain("x");
+    expect((await t.request("GET", "/applications?limit=100")).body.map((a: { name: string }) => a.name)).not.toContain(
+      "x",
+    );
   });
 
   it("in a GET query string: a lone surrogate is a 400, variables that are not JSON too", async () => {
-    const surrogate = await t.request("GET", `/graphql?query=${encodeURIComponent(TYPENAME)}&variables=${encodeURIComponent('{"a":"\\udfff"}')}`);
+    const surrogate = await t.request(
+      "GET",
+      `/graphql?query=${encodeURIComponent(TYPENAME)}&variables=${encodeURIComponent('{"a":"\\udfff"}')}`,
+    );
     expect(surrogate.status).toBe(400);
-    expect(surrogate.body.errors[0].extensions.errors).toEqual([{ path: "a", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    expect(surrogate.body.errors[0].extensions.errors).toEqual([
+      { path: "a", message: expect.stringContaining("lone UTF-16 surrogate") },
+    ]);
     const notJson = await t.request("GET", `/graphql?query=${encodeURIComponent(TYPENAME)}&variables=%7B`);
     expect(notJson.status).toBe(400);
     expect(notJson.body.errors[0].message).toMatch(/could not be parsed/);
@@ -104,14 +137,19 @@ describe("GraphQL variables", () => {
     const client = wsClient(t, { authorization: `Bearer ${await t.token()}` });
     try {
       const errors = await new Promise<readonly { message: string }[]>((resolve, reject) => {
-        client.subscribe({ query: "subscription($app: ID) { events(applicationId: $app) { eventId } }", variables: { app: "\udfff" } }, {
-          next: (result) => (result.errors ? resolve(result.errors) : reject(new Error("an event arrived"))),
-          error: (err) => (Array.isArray(err) ? resolve(err) : reject(err)),
-          complete: () => reject(new Error("completed without an error")),
-        });
+        client.subscribe(
+          { query: "subscription($app: ID) { events(applicationId: $app) { eventId } }", variables: { app: "\udfff" } },
+          {
+            next: (result) => (result.errors ? resolve(result.errors) : reject(new Error("an event arrived"))),
+            error: (err) => (Array.isArray(err) ? resolve(err) : reject(err)),
+            complete: () => reject(new Error("completed without an error")),
+          },
+        );
       });
       expect(errors[0]!.message).toMatch(/Variables are invalid at 'app'.*lone UTF-16 surrogate/);
-      const alive = await new Promise((resolve, reject) => client.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }));
+      const alive = await new Promise((resolve, reject) =>
+        client.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }),
+      );
       expect(alive).toEqual({ data: { __typename: "Query" } });
     } finally {
       await client.dispose();
@@ -124,11 +162,16 @@ describe("a malformed Host header", () => {
   function withHost(method: string, path: string, host: string): Promise<{ status: number; type: string; body: any }> {
     const { port } = new URL(t.baseUrl);
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: "127.0.0.1", port, method, path, headers: { Host: host, "content-type": "application/json" } }, (res) => {
-        let text = "";
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, type: String(res.headers["content-type"]), body: JSON.parse(text) }));
-      });
+      const req = http.request(
+        { host: "127.0.0.1", port, method, path, headers: { Host: host, "content-type": "application/json" } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk) => (text += chunk));
+          res.on("end", () =>
+            resolve({ status: res.statusCode!, type: String(res.headers["content-type"]), body: JSON.parse(text) }),
+          );
+        },
+      );
       req.on("error", reject);
       req.end(method === "POST" ? '{"query":"{ __typename }"}' : undefined);
     });

@@ -36,16 +36,33 @@ let t: TestApp;
 let pool: Pool;
 let arbitrary: fc.Arbitrary<FuzzRequest>;
 
-const cursorOf = (link: string | null) => (link ? new URL(/<([^>]+)>/.exec(link)![1]!).searchParams.get("cursor") : null);
+const cursorOf = (link: string | null) =>
+  link ? new URL(/<([^>]+)>/.exec(link)![1]!).searchParams.get("cursor") : null;
 
 async function credentials(): Promise<Credentials> {
   const readScopes = ["applications:read", "scans:read", "vulnerabilities:read", "policies:read", "webhooks:read"];
-  const expired = await mintToken({ secret: TEST_JWT_SECRET, sub: "fuzzer", scopes: ["admin"], expiresIn: Math.floor(Date.now() / 1000) - 3600 });
-  const otherKey = await mintToken({ secret: "another-secret-another-secret-0123456789", sub: "fuzzer", scopes: ["admin"] });
+  const expired = await mintToken({
+    secret: TEST_JWT_SECRET,
+    sub: "fuzzer",
+    scopes: ["admin"],
+    expiresIn: Math.floor(Date.now() / 1000) - 3600,
+  });
+  const otherKey = await mintToken({
+    secret: "another-secret-another-secret-0123456789",
+    sub: "fuzzer",
+    scopes: ["admin"],
+  });
   const algNone = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "fuzzer", scope: "admin", exp: 4_102_444_800 })).toString("base64url")}.`;
-  const noExp = await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("fuzzer").sign(new TextEncoder().encode(TEST_JWT_SECRET));
+  const noExp = await new SignJWT({ scope: "admin" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject("fuzzer")
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
   return {
-    valid: [await t.token(["admin"], "fuzzer"), await t.token(readScopes, "fuzzer-reader"), await t.token([], "fuzzer-nobody")],
+    valid: [
+      await t.token(["admin"], "fuzzer"),
+      await t.token(readScopes, "fuzzer-reader"),
+      await t.token([], "fuzzer-nobody"),
+    ],
     invalid: [expired, otherKey, algNone, noExp],
   };
 }
@@ -57,19 +74,36 @@ beforeAll(async () => {
   const doc = (await t.request("GET", "/openapi.json", { token: null })).body;
 
   const apps = [];
-  for (const name of ["fuzz-a", "fuzz-b"]) apps.push((await t.request("POST", "/applications", { body: { name, tags: ["t"] } })).body);
+  for (const name of ["fuzz-a", "fuzz-b"])
+    apps.push((await t.request("POST", "/applications", { body: { name, tags: ["t"] } })).body);
   const policies = [];
-  for (const name of ["fuzz-p", "fuzz-q"]) policies.push((await t.request("POST", "/policies", { body: { name, action: "block", conditions: { applicationIds: [apps[0].id] } } })).body);
-  const webhook = (await t.request("POST", "/webhooks", { body: { name: "fuzz-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" } })).body;
+  for (const name of ["fuzz-p", "fuzz-q"])
+    policies.push(
+      (
+        await t.request("POST", "/policies", {
+          body: { name, action: "block", conditions: { applicationIds: [apps[0].id] } },
+        })
+      ).body,
+    );
+  const webhook = (
+    await t.request("POST", "/webhooks", {
+      body: { name: "fuzz-hook", url: "https://hooks.example.com/h", events: ["scan.completed"], secret: "s" },
+    })
+  ).body;
   const scan = (await t.request("POST", `/applications/${apps[0].id}/scans`, { body: { scanType: "sast" } })).body;
   // A vulnerability (from a one-finding CycloneDX report) for the routes under /vulnerabilities/{vulnerabilityId}.
   const report = {
     bomFormat: "CycloneDX",
     specVersion: "1.6",
-    components: [{ type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" }],
+    components: [
+      { type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" },
+    ],
     vulnerabilities: [{ id: "CVE-2021-23337", ratings: [{ severity: "high" }], affects: [{ ref: "c" }] }],
   };
-  await t.request("POST", `/applications/${apps[0].id}/scan-reports`, { rawBody: JSON.stringify(report), headers: { "content-type": "application/json" } });
+  await t.request("POST", `/applications/${apps[0].id}/scan-reports`, {
+    rawBody: JSON.stringify(report),
+    headers: { "content-type": "application/json" },
+  });
   const vulnerability = (await t.request("GET", `/applications/${apps[0].id}/vulnerabilities`)).body[0];
   const cursors = [
     cursorOf((await t.request("GET", "/applications?limit=1")).headers.get("link")),
@@ -78,12 +112,37 @@ beforeAll(async () => {
   expect(cursors).toHaveLength(2);
 
   const creds = await credentials();
-  const ids = { applications: apps[0].id, policies: policies[0].id, webhooks: webhook.id, scanId: scan.id, vulnerabilityId: vulnerability.id };
-  const targets = restOperations(doc).map((op) => op.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === "id" ? ids[op.path.split("/")[1] as keyof typeof ids] : ids[name as keyof typeof ids]) ?? "x"));
+  const ids = {
+    applications: apps[0].id,
+    policies: policies[0].id,
+    webhooks: webhook.id,
+    scanId: scan.id,
+    vulnerabilityId: vulnerability.id,
+  };
+  const targets = restOperations(doc).map((op) =>
+    op.path.replace(
+      /\{(\w+)\}/g,
+      (_m, name: string) =>
+        (name === "id" ? ids[op.path.split("/")[1] as keyof typeof ids] : ids[name as keyof typeof ids]) ?? "x",
+    ),
+  );
   arbitrary = fc.oneof(
     { weight: 4, arbitrary: restRequests(doc, { credentials: creds, ids, cursors }) },
-    { weight: 4, arbitrary: graphqlRequests(schema, { credentials: creds, realIds: [...apps, ...policies, webhook, scan].map((r) => r.id), cursors }) },
-    { weight: 2, arbitrary: rawRequests({ credentials: creds, targets: [...new Set(targets)].concat("/graphql?query=%7B__typename%7D") }) },
+    {
+      weight: 4,
+      arbitrary: graphqlRequests(schema, {
+        credentials: creds,
+        realIds: [...apps, ...policies, webhook, scan].map((r) => r.id),
+        cursors,
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: rawRequests({
+        credentials: creds,
+        targets: [...new Set(targets)].concat("/graphql?query=%7B__typename%7D"),
+      }),
+    },
   );
 });
 
@@ -98,10 +157,16 @@ function violation(request: FuzzRequest, outcome: Outcome): string | null {
   if (outcome.ms >= MAX_ANSWER_MS) return `answered after ${Math.round(outcome.ms)} ms`;
   if (outcome.status >= 500) return `status ${outcome.status}`;
   // GraphQL answers a failing resolver with 200 and a masked error: a 500 by another name.
-  if (request.kind === "graphql" && /"INTERNAL_SERVER_ERROR"|"Unexpected error\."/.test(outcome.body ?? "")) return `a masked unexpected error (status ${outcome.status})`;
+  if (request.kind === "graphql" && /"INTERNAL_SERVER_ERROR"|"Unexpected error\."/.test(outcome.body ?? ""))
+    return `a masked unexpected error (status ${outcome.status})`;
   // Error answers are problem+json (CONTRACT §2), those for requests Node's parser cannot read
   // included; HEAD answers carry no body.
-  if (request.kind === "rest" && outcome.status >= 400 && request.method !== "HEAD" && !outcome.contentType?.startsWith("application/problem+json")) {
+  if (
+    request.kind === "rest" &&
+    outcome.status >= 400 &&
+    request.method !== "HEAD" &&
+    !outcome.contentType?.startsWith("application/problem+json")
+  ) {
     return `status ${outcome.status} as ${outcome.contentType ?? "no content type"}, not problem+json`;
   }
   return null;
@@ -116,16 +181,23 @@ it("answers every hostile request, under 5 s, never with a 5xx or a reset", asyn
   let sent = 0;
 
   await fc.assert(
-    fc.asyncProperty(fc.array(arbitrary, { minLength: REQUESTS_PER_RUN, maxLength: REQUESTS_PER_RUN }), async (requests) => {
-      const outcomes = await Promise.all(requests.map((r) => (r.kind === "raw" ? sendRaw(port, r) : sendHttp(pool, r))));
-      sent += requests.length;
-      const broken = outcomes.flatMap((outcome, i) => {
-        statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
-        const problem = violation(requests[i]!, outcome);
-        return problem ? [`${problem}\n  request: ${describeRequest(requests[i]!, 20)}\n  answer: ${outcome.body?.slice(0, 300)}`] : [];
-      });
-      if (broken.length) throw new Error(broken.join("\n"));
-    }),
+    fc.asyncProperty(
+      fc.array(arbitrary, { minLength: REQUESTS_PER_RUN, maxLength: REQUESTS_PER_RUN }),
+      async (requests) => {
+        const outcomes = await Promise.all(
+          requests.map((r) => (r.kind === "raw" ? sendRaw(port, r) : sendHttp(pool, r))),
+        );
+        sent += requests.length;
+        const broken = outcomes.flatMap((outcome, i) => {
+          statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+          const problem = violation(requests[i]!, outcome);
+          return problem
+            ? [`${problem}\n  request: ${describeRequest(requests[i]!, 20)}\n  answer: ${outcome.body?.slice(0, 300)}`]
+            : [];
+        });
+        if (broken.length) throw new Error(broken.join("\n"));
+      },
+    ),
     { numRuns, seed, endOnFailure: true },
   );
 
@@ -134,6 +206,8 @@ it("answers every hostile request, under 5 s, never with a 5xx or a reset", asyn
   expect(statuses.get(429) ?? 0).toBe(0);
   // Enough requests get through every door (auth, validation) to exercise the handlers behind:
   // about one in ten does, whatever the seed.
-  const succeeded = [...statuses].filter(([status]) => status !== undefined && status < 300).reduce((n, [, count]) => n + count, 0);
+  const succeeded = [...statuses]
+    .filter(([status]) => status !== undefined && status < 300)
+    .reduce((n, [, count]) => n + count, 0);
   expect(succeeded / sent).toBeGreaterThan(0.05);
 }, 600_000);

@@ -29,14 +29,32 @@ describe("authentication", () => {
     ["a malformed header", async () => "Basic dXNlcjpwYXNz"],
     ["garbage", async () => "Bearer not-a-jwt"],
     ["an expired token", async () => `Bearer ${await sign({ scope: "admin" }, Math.floor(Date.now() / 1000) - 120)}`],
-    ["a wrong key", async () => `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").setExpirationTime("5m").sign(new TextEncoder().encode("another-secret-another-secret-0123456"))}`],
-    ["alg none", async () => `Bearer ${new UnsecuredJWT({ scope: "admin" }).setSubject("s").setExpirationTime("5m").encode()}`],
-    ["no exp", async () => `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").sign(secretKey)}`],
-    ["a future nbf", async () => `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").setNotBefore("10m").setExpirationTime("20m").sign(secretKey)}`],
-    ["an RS256 token when only HS256 is configured", async () => {
-      const { privateKey } = await generateKeyPair("RS256");
-      return `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "RS256" }).setSubject("s").setExpirationTime("5m").sign(privateKey)}`;
-    }],
+    [
+      "a wrong key",
+      async () =>
+        `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").setExpirationTime("5m").sign(new TextEncoder().encode("another-secret-another-secret-0123456"))}`,
+    ],
+    [
+      "alg none",
+      async () => `Bearer ${new UnsecuredJWT({ scope: "admin" }).setSubject("s").setExpirationTime("5m").encode()}`,
+    ],
+    [
+      "no exp",
+      async () =>
+        `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").sign(secretKey)}`,
+    ],
+    [
+      "a future nbf",
+      async () =>
+        `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s").setNotBefore("10m").setExpirationTime("20m").sign(secretKey)}`,
+    ],
+    [
+      "an RS256 token when only HS256 is configured",
+      async () => {
+        const { privateKey } = await generateKeyPair("RS256");
+        return `Bearer ${await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "RS256" }).setSubject("s").setExpirationTime("5m").sign(privateKey)}`;
+      },
+    ],
   ])("answers 401 invalid_token for %s", async (_label, header) => {
     const res = await t.request("GET", "/applications", { token: null, headers: { authorization: await header() } });
     expect(res.status).toBe(401);
@@ -59,20 +77,35 @@ describe("authentication", () => {
     expect(res.status).toBe(403);
     expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="applications:read"');
     expect(res.body.code).toBe("forbidden");
-    const write = await t.request("POST", "/applications", { token: await t.token(["applications:read"]), body: { name: "x" } });
+    const write = await t.request("POST", "/applications", {
+      token: await t.token(["applications:read"]),
+      body: { name: "x" },
+    });
     expect(write.status).toBe(403);
   });
 
   it("answers 403 before reading the body of a caller without the write scope", async () => {
     const reader = await t.token(["applications:read"]);
-    const res = await t.request("POST", "/applications", { token: reader, rawBody: "{bad", headers: { "content-type": "application/json" } });
+    const res = await t.request("POST", "/applications", {
+      token: reader,
+      rawBody: "{bad",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="applications:write"');
   });
 
   it("checks authentication before validation and existence", async () => {
     expect((await t.request("POST", "/applications", { token: null, body: { bogus: 1 } })).status).toBe(401);
-    expect((await t.request("POST", "/applications", { token: null, rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(401);
+    expect(
+      (
+        await t.request("POST", "/applications", {
+          token: null,
+          rawBody: "{",
+          headers: { "content-type": "application/json" },
+        })
+      ).status,
+    ).toBe(401);
     expect((await t.request("GET", "/applications/nope", { token: null })).status).toBe(401);
     expect((await t.request("GET", "/applications?limit=0", { token: null })).status).toBe(401);
   });
@@ -88,13 +121,25 @@ describe("authentication", () => {
   it("checks iss and aud when configured", async () => {
     const strict = await startTestApp({ AUTH_ISSUER: "https://idp.example", AUTH_AUDIENCE: "appsec" });
     try {
-      const good = await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s")
-        .setIssuer("https://idp.example").setAudience("appsec").setExpirationTime("5m").sign(secretKey);
-      const wrongAud = await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("s")
-        .setIssuer("https://idp.example").setAudience("other").setExpirationTime("5m").sign(secretKey);
+      const good = await new SignJWT({ scope: "admin" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("s")
+        .setIssuer("https://idp.example")
+        .setAudience("appsec")
+        .setExpirationTime("5m")
+        .sign(secretKey);
+      const wrongAud = await new SignJWT({ scope: "admin" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("s")
+        .setIssuer("https://idp.example")
+        .setAudience("other")
+        .setExpirationTime("5m")
+        .sign(secretKey);
       expect((await strict.request("GET", "/applications", { token: good })).status).toBe(200);
       expect((await strict.request("GET", "/applications", { token: wrongAud })).status).toBe(401);
-      expect((await strict.request("GET", "/applications", { token: await sign({ scope: "admin" }) })).status).toBe(401);
+      expect((await strict.request("GET", "/applications", { token: await sign({ scope: "admin" }) })).status).toBe(
+        401,
+      );
     } finally {
       await strict.close();
     }
@@ -109,16 +154,31 @@ describe("JWKS", () => {
       { ...(await exportJWK(es.publicKey)), kid: "es", alg: "ES256" },
       { ...(await exportJWK(ed.publicKey)), kid: "ed", alg: "EdDSA" },
     ];
-    const jwks = http.createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys })));
+    const jwks = http.createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys })),
+    );
     await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
-    const viaJwks = await startTestApp({ AUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json` });
+    const viaJwks = await startTestApp({
+      AUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+    });
     try {
-      for (const [kid, alg, key] of [["es", "ES256", es.privateKey], ["ed", "EdDSA", ed.privateKey]] as const) {
-        const token = await new SignJWT({ scope: "applications:read" }).setProtectedHeader({ alg, kid }).setSubject("svc").setExpirationTime("5m").sign(key);
+      for (const [kid, alg, key] of [
+        ["es", "ES256", es.privateKey],
+        ["ed", "EdDSA", ed.privateKey],
+      ] as const) {
+        const token = await new SignJWT({ scope: "applications:read" })
+          .setProtectedHeader({ alg, kid })
+          .setSubject("svc")
+          .setExpirationTime("5m")
+          .sign(key);
         expect((await viaJwks.request("GET", "/applications", { token })).status).toBe(200);
       }
       const stranger = await generateKeyPair("ES256");
-      const forged = await new SignJWT({ scope: "admin" }).setProtectedHeader({ alg: "ES256", kid: "es" }).setSubject("svc").setExpirationTime("5m").sign(stranger.privateKey);
+      const forged = await new SignJWT({ scope: "admin" })
+        .setProtectedHeader({ alg: "ES256", kid: "es" })
+        .setSubject("svc")
+        .setExpirationTime("5m")
+        .sign(stranger.privateKey);
       expect((await viaJwks.request("GET", "/applications", { token: forged })).status).toBe(401);
     } finally {
       await viaJwks.close();
@@ -139,13 +199,19 @@ describe("request errors", () => {
   });
 
   it("answers 400 malformed_json for broken JSON", async () => {
-    const res = await t.request("POST", "/applications", { rawBody: '{"name": ', headers: { "content-type": "application/json" } });
+    const res = await t.request("POST", "/applications", {
+      rawBody: '{"name": ',
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("malformed_json");
   });
 
   it("answers 415 for a body that is not JSON", async () => {
-    const res = await t.request("POST", "/applications", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const res = await t.request("POST", "/applications", {
+      rawBody: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(res.status).toBe(415);
     expect(res.body.code).toBe("unsupported_media_type");
   });
@@ -155,18 +221,29 @@ describe("request errors", () => {
       const shell = '{"name":"big","description":""}';
       return `{"name":"big","description":"${"x".repeat(size - shell.length)}"}`;
     };
-    const over = await t.request("POST", "/applications", { rawBody: wrap(1024 * 1024 + 1), headers: { "content-type": "application/json" } });
+    const over = await t.request("POST", "/applications", {
+      rawBody: wrap(1024 * 1024 + 1),
+      headers: { "content-type": "application/json" },
+    });
     expect(over.status).toBe(413);
     expect(over.body.code).toBe("payload_too_large");
     // Exactly 1 MiB is read and parsed; it fails only on the description limit.
-    const exact = await t.request("POST", "/applications", { rawBody: wrap(1024 * 1024), headers: { "content-type": "application/json" } });
+    const exact = await t.request("POST", "/applications", {
+      rawBody: wrap(1024 * 1024),
+      headers: { "content-type": "application/json" },
+    });
     expect(exact.status).toBe(400);
     expect(exact.body.errors[0].path).toBe("description");
   });
 
   it("answers an internal failure with a bare 500 problem and logs it with the request id", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const broken = await startTestApp({}, { log: pino({ level: "error" }, sink) });
     try {
       await broken.app.db.pool.query("ALTER TABLE applications RENAME TO applications_gone");
@@ -196,13 +273,24 @@ describe("request errors", () => {
 describe("request ids and logs", () => {
   it("logs one structured line per request with the request id and never the token", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logged = await startTestApp({}, { log: pino({ level: "info" }, sink) });
     try {
       const token = await logged.token(["admin"], "auditor");
       await logged.request("GET", "/applications?owner=x", { token, headers: { "x-request-id": "trace-42" } });
       const entry = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === "trace-42");
-      expect(entry).toMatchObject({ msg: "request", method: "GET", path: "/applications", status: 200, sub: "auditor" });
+      expect(entry).toMatchObject({
+        msg: "request",
+        method: "GET",
+        path: "/applications",
+        status: 200,
+        sub: "auditor",
+      });
       expect(lines.join("")).not.toContain(token);
     } finally {
       await logged.close();
@@ -252,7 +340,9 @@ describe("operational endpoints", () => {
     await t.request("GET", "/applications");
     const open = await t.request("GET", "/metrics", { token: null });
     expect(open.status).toBe(200);
-    expect(open.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/applications",status="200"\} \d+/);
+    expect(open.text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/applications",status="200"\} \d+/,
+    );
     const guarded = await startTestApp({ METRICS_TOKEN: "scrape-me" });
     try {
       expect((await guarded.request("GET", "/metrics", { token: null })).status).toBe(401);

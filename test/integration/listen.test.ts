@@ -42,14 +42,20 @@ const listeners = async (channel = EVENTS_CHANNEL) =>
     ).rows[0]!.n,
   );
 const terminateListeners = () =>
-  admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+  admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+  );
 const notify = (channel: string, payload: string) => admin.query("SELECT pg_notify($1, $2)", [channel, payload]);
 /** Timers the code under test sets from now on that are neither fired nor cleared (jest's own are not counted). */
 function trackTimers(): { pending(): number; restore(): void } {
   const live = new Set<unknown>();
   const realSet = globalThis.setTimeout;
   const realClear = globalThis.clearTimeout;
-  const set = jest.spyOn(globalThis, "setTimeout").mockImplementation(((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+  const set = jest.spyOn(globalThis, "setTimeout").mockImplementation(((
+    fn: (...args: unknown[]) => void,
+    ms?: number,
+    ...args: unknown[]
+  ) => {
     const handle = realSet(() => {
       live.delete(handle);
       fn(...args);
@@ -170,9 +176,9 @@ describe("the Postgres event source", () => {
     const applicationId = newId();
     const seen: EventEnvelope[][] = [[], []];
     const consume = async (into: EventEnvelope[]) => {
-      const iterator = (await bus.subscribe((e) => (e.data as { applicationId?: string }).applicationId === applicationId))[
-        Symbol.asyncIterator
-      ]();
+      const iterator = (
+        await bus.subscribe((e) => (e.data as { applicationId?: string }).applicationId === applicationId)
+      )[Symbol.asyncIterator]();
       void (async () => {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) into.push(next.value);
       })();
@@ -181,7 +187,13 @@ describe("the Postgres event source", () => {
     // Committed, then numbered into the log (fanned out), which is what the bus hears of.
     const commit = async () => {
       const id = await db.prisma.$transaction((tx) =>
-        recordEvent(tx, "vulnerability.created", { id: newId(), severity: "high", applicationId, title: "x", createdAt: new Date().toISOString() }),
+        recordEvent(tx, "vulnerability.created", {
+          id: newId(),
+          severity: "high",
+          applicationId,
+          title: "x",
+          createdAt: new Date().toISOString(),
+        }),
       );
       await fanOutEvents(db.queuePool, 500);
       return id;
@@ -199,7 +211,9 @@ describe("the Postgres event source", () => {
       await bus.listening();
       const later = [await commit(), await commit()];
       await eventually(async () => seen.every((s) => later.every((id) => s.some((e) => e.eventId === id))));
-      for (const s of seen) for (const id of [failed, ...later]) expect(s.filter((e) => e.eventId === id)).toHaveLength(id === failed && s === seen[1] ? 0 : 1);
+      for (const s of seen)
+        for (const id of [failed, ...later])
+          expect(s.filter((e) => e.eventId === id)).toHaveLength(id === failed && s === seen[1] ? 0 : 1);
       expect(await listeners(EVENT_LOG_CHANNEL)).toBe(1);
       void second.return?.();
     } finally {

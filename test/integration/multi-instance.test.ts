@@ -22,7 +22,9 @@ const vulnerability = () => ({
 /** Collects what a subscriber on `app` receives. */
 async function collect(app: TestApp): Promise<{ events: EventEnvelope[]; stop(): void }> {
   const events: EventEnvelope[] = [];
-  const iterator = await app.app.events.subscribe((e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID);
+  const iterator = await app.app.events.subscribe(
+    (e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID,
+  );
   let running = true;
   void (async () => {
     while (running) {
@@ -42,7 +44,8 @@ async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
-const commit = (t: TestApp) => t.app.db.prisma.$transaction((tx) => recordEvent(tx, "vulnerability.created", vulnerability()));
+const commit = (t: TestApp) =>
+  t.app.db.prisma.$transaction((tx) => recordEvent(tx, "vulnerability.created", vulnerability()));
 const rollBack = (t: TestApp) =>
   t.app.db.prisma
     .$transaction(async (tx) => {
@@ -74,7 +77,11 @@ describe("through Postgres LISTEN (default)", () => {
     await new Promise((r) => setTimeout(r, 100));
     seen.stop();
     expect(seen.events).toHaveLength(1);
-    expect(seen.events[0]).toMatchObject({ eventId, eventType: "vulnerability.created", data: { title: "SQL injection" } });
+    expect(seen.events[0]).toMatchObject({
+      eventId,
+      eventType: "vulnerability.created",
+      data: { title: "SQL injection" },
+    });
   });
 
   it("ends a subscription at once when its consumer returns, with no event flowing", async () => {
@@ -113,7 +120,12 @@ describe("through Postgres LISTEN (default)", () => {
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const redisReachable = await (async () => {
-  const probe = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const probe = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   probe.on("error", () => {});
   try {
     await probe.connect();

@@ -14,39 +14,118 @@ beforeAll(async () => {
   const report = {
     bomFormat: "CycloneDX",
     specVersion: "1.6",
-    components: [{ type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" }],
+    components: [
+      { type: "library", "bom-ref": "c", name: "lodash", version: "4.17.20", purl: "pkg:npm/lodash@4.17.20" },
+    ],
     vulnerabilities: [{ id: "CVE-2021-23337", ratings: [{ severity: "high" }], affects: [{ ref: "c" }] }],
   };
-  await t.request("POST", `/applications/${app.body.id}/scan-reports`, { rawBody: JSON.stringify(report), headers: { "content-type": "application/json" } });
+  await t.request("POST", `/applications/${app.body.id}/scan-reports`, {
+    rawBody: JSON.stringify(report),
+    headers: { "content-type": "application/json" },
+  });
   const vulnerability = (await t.request("GET", `/applications/${app.body.id}/vulnerabilities`)).body[0];
   realIds = { id: app.body.id, vulnerabilityId: vulnerability.id };
 });
 afterAll(() => t.close());
 
 const WEIRD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e308, -0, "", " ", "x".repeat(5000), "💥\u0000\uFFFF", "' OR 1=1 --",
-  "../../etc/passwd", "<script>alert(1)</script>", [], [null], [1, 2], ["a", "a"], {}, { $gt: "" }, { __proto__: { admin: true } },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -0,
+  "",
+  " ",
+  "x".repeat(5000),
+  "💥\u0000\uFFFF",
+  "' OR 1=1 --",
+  "../../etc/passwd",
+  "<script>alert(1)</script>",
+  [],
+  [null],
+  [1, 2],
+  ["a", "a"],
+  {},
+  { $gt: "" },
+  { __proto__: { admin: true } },
 ];
 
 const WEIRD_IDS = [
-  "x", "0", "-1", "null", "undefined", "%00", "..%2F..%2F", "%27%20OR%201%3D1", "💥", "a".repeat(3000),
-  "00000000-0000-0000-0000-000000000000", "0190a8c6-0000-7000-8000-000000000000", "0190A8C6-0000-7000-8000-00000000000Z",
-  "%E0%A4%A", "{id}", "1e309", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+  "x",
+  "0",
+  "-1",
+  "null",
+  "undefined",
+  "%00",
+  "..%2F..%2F",
+  "%27%20OR%201%3D1",
+  "💥",
+  "a".repeat(3000),
+  "00000000-0000-0000-0000-000000000000",
+  "0190a8c6-0000-7000-8000-000000000000",
+  "0190A8C6-0000-7000-8000-00000000000Z",
+  "%E0%A4%A",
+  "{id}",
+  "1e309",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
 ];
 
 const RAW_BODIES = [
-  "", "{", "}", "[", "null", "true", "1", '"text"', "[]", "{}", '{"a":}', "{'a':1}", "\u0000", "\uFEFF{}",
-  '{"name":"x",}', "[".repeat(20_000) + "]".repeat(20_000), '{"a":' + "1".repeat(400) + "}",
-  JSON.stringify({ name: "x".repeat(300) }), '{"__proto__":{"admin":true},"name":"p"}', '{"constructor":{"prototype":{"x":1}}}',
+  "",
+  "{",
+  "}",
+  "[",
+  "null",
+  "true",
+  "1",
+  '"text"',
+  "[]",
+  "{}",
+  '{"a":}',
+  "{'a':1}",
+  "\u0000",
+  "\uFEFF{}",
+  '{"name":"x",}',
+  "[".repeat(20_000) + "]".repeat(20_000),
+  '{"a":' + "1".repeat(400) + "}",
+  JSON.stringify({ name: "x".repeat(300) }),
+  '{"__proto__":{"admin":true},"name":"p"}',
+  '{"constructor":{"prototype":{"x":1}}}',
 ];
 
 const QUERIES = [
-  "limit=0", "limit=-5", "limit=abc", "limit=1e3", "limit=99999999999999999999", "limit=1&limit=2", "cursor=", "cursor=%FF%FE",
-  "cursor=eyJ4Ijp9", "cursor=WyJub3QtYS1kYXRlIiwieCJd",
+  "limit=0",
+  "limit=-5",
+  "limit=abc",
+  "limit=1e3",
+  "limit=99999999999999999999",
+  "limit=1&limit=2",
+  "cursor=",
+  "cursor=%FF%FE",
+  "cursor=eyJ4Ijp9",
+  "cursor=WyJub3QtYS1kYXRlIiwieCJd",
   `cursor=${Buffer.from(JSON.stringify(["+275760-09-13T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`,
-  `cursor=${Buffer.from(JSON.stringify(["0000-01-01T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`, "owner=%00", "criticality[]=x", "tag=&tag=", "severity=HIGH",
-  "status=open&status=closed", "severity=", "__proto__=x", "constructor[prototype][x]=1", "%=%", "a".repeat(4000) + "=1",
-  "waitSeconds=31", "waitSeconds=-1", "waitSeconds=1e999", "waitSeconds=0x1", "waitSeconds=%00", "leaseId=x", "leaseId=%FF",
+  `cursor=${Buffer.from(JSON.stringify(["0000-01-01T00:00:00.000Z", "0190a8c6-0000-7000-8000-000000000000"])).toString("base64url")}`,
+  "owner=%00",
+  "criticality[]=x",
+  "tag=&tag=",
+  "severity=HIGH",
+  "status=open&status=closed",
+  "severity=",
+  "__proto__=x",
+  "constructor[prototype][x]=1",
+  "%=%",
+  "a".repeat(4000) + "=1",
+  "waitSeconds=31",
+  "waitSeconds=-1",
+  "waitSeconds=1e999",
+  "waitSeconds=0x1",
+  "waitSeconds=%00",
+  "leaseId=x",
+  "leaseId=%FF",
 ];
 
 interface Operation {
@@ -61,7 +140,12 @@ function operations(): Operation[] {
     Object.entries(ops).map(([method, op]) => {
       const schema = op.requestBody?.content?.["application/json"]?.schema;
       const resolved = schema?.$ref ? doc.components.schemas[schema.$ref.split("/").pop()] : schema;
-      return { method: method.toUpperCase(), path, body: Boolean(op.requestBody), fields: Object.keys(resolved?.properties ?? {}) };
+      return {
+        method: method.toUpperCase(),
+        path,
+        body: Boolean(op.requestBody),
+        fields: Object.keys(resolved?.properties ?? {}),
+      };
     }),
   );
 }
@@ -86,22 +170,49 @@ it("answers every malformed request with a 4xx problem, never a 5xx", async () =
 
   for (const op of operations()) {
     const realPath = fill(op.path, (name) => realIds[name] ?? realIds.id!);
-    for (const id of WEIRD_IDS) await send(`${op.method} ${op.path} id=${id.slice(0, 20)}`, op.method, fill(op.path, () => id), op.body ? { body: {} } : {});
-    for (const q of QUERIES) await send(`${op.method} ${op.path}?${q.slice(0, 30)}`, op.method, `${realPath}?${q}`, op.body ? { body: {} } : {});
+    for (const id of WEIRD_IDS)
+      await send(
+        `${op.method} ${op.path} id=${id.slice(0, 20)}`,
+        op.method,
+        fill(op.path, () => id),
+        op.body ? { body: {} } : {},
+      );
+    for (const q of QUERIES)
+      await send(
+        `${op.method} ${op.path}?${q.slice(0, 30)}`,
+        op.method,
+        `${realPath}?${q}`,
+        op.body ? { body: {} } : {},
+      );
     if (!op.body) continue;
     for (const raw of RAW_BODIES) {
-      await send(`${op.method} ${op.path} raw=${raw.slice(0, 20)}`, op.method, realPath, { rawBody: raw, headers: { "content-type": "application/json" } });
+      await send(`${op.method} ${op.path} raw=${raw.slice(0, 20)}`, op.method, realPath, {
+        rawBody: raw,
+        headers: { "content-type": "application/json" },
+      });
     }
-    for (const type of ["text/plain", "application/xml", "application/json; charset=latin1", "multipart/form-data; boundary=x"]) {
-      await send(`${op.method} ${op.path} type=${type}`, op.method, realPath, { rawBody: "{}", headers: { "content-type": type } });
+    for (const type of [
+      "text/plain",
+      "application/xml",
+      "application/json; charset=latin1",
+      "multipart/form-data; boundary=x",
+    ]) {
+      await send(`${op.method} ${op.path} type=${type}`, op.method, realPath, {
+        rawBody: "{}",
+        headers: { "content-type": type },
+      });
     }
     for (const field of op.fields) {
       for (const value of WEIRD_VALUES) {
-        await send(`${op.method} ${op.path} ${field}=${JSON.stringify(value)?.slice(0, 20)}`, op.method, realPath, { body: { [field]: value } });
+        await send(`${op.method} ${op.path} ${field}=${JSON.stringify(value)?.slice(0, 20)}`, op.method, realPath, {
+          body: { [field]: value },
+        });
       }
     }
     for (const value of WEIRD_VALUES) {
-      await send(`${op.method} ${op.path} body=${JSON.stringify(value)?.slice(0, 20)}`, op.method, realPath, { body: value });
+      await send(`${op.method} ${op.path} body=${JSON.stringify(value)?.slice(0, 20)}`, op.method, realPath, {
+        body: value,
+      });
     }
   }
 

@@ -23,7 +23,11 @@ afterAll(() => t.close());
 it("passes Redocly's recommended rules without a warning", async () => {
   // A licence is the owner's choice to make, not the document's: that one rule is off.
   const config = await createConfig({ extends: ["recommended"], rules: { "info-license": "off" } });
-  const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${t.baseUrl}/openapi.json`, config });
+  const problems = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: `${t.baseUrl}/openapi.json`,
+    config,
+  });
   expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
 });
 
@@ -85,12 +89,20 @@ describe("a client generated with openapi-typescript and openapi-fetch", () => {
       noEmit: true,
     };
     const program = ts.createProgram([path.join(dir, "client.ts")], options);
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(diagnostics).toEqual([]);
 
-    const js = ts.transpileModule(CLIENT, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+    const js = ts.transpileModule(CLIENT, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+    }).outputText;
     await writeFile(path.join(dir, "client.mjs"), js);
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(dir, "client.mjs"), t.baseUrl, await t.token()]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      path.join(dir, "client.mjs"),
+      t.baseUrl,
+      await t.token(),
+    ]);
     expect(JSON.parse(stdout)).toEqual({ created: 201, names: ["typed-client"], status: "disabled" });
   });
 });

@@ -15,7 +15,9 @@ const METHODS = ["get", "post", "put", "delete", "patch"];
 
 const documented = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
-    Object.keys(ops).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${koaPath(path)}`),
+    Object.keys(ops)
+      .filter((m) => METHODS.includes(m))
+      .map((m) => `${m.toUpperCase()} ${koaPath(path)}`),
   );
 
 describe("/openapi.json", () => {
@@ -29,7 +31,9 @@ describe("/openapi.json", () => {
 
   it("is an OpenAPI 3.1 document with unique operation ids", () => {
     expect(doc.openapi).toBe("3.1.0");
-    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 

@@ -52,9 +52,22 @@ async function settle(): Promise<string> {
 
 it("sends one NOTIFY per committing transaction, carrying its id, whatever the number of events", async () => {
   const ids = await db.prisma.$transaction(async (tx) => [
-    ...(await recordEvents(tx, Array.from({ length: 300 }, (_, i) => created(`first ${i}`)))),
-    ...(await recordEvents(tx, Array.from({ length: 200 }, (_, i) => created(`second ${i}`)))),
-    await recordEvent(tx, "policy.violated", { policyId: newId(), policyName: "p", action: "block", applicationId: newId(), scanId: newId(), vulnerabilityIds: [] }),
+    ...(await recordEvents(
+      tx,
+      Array.from({ length: 300 }, (_, i) => created(`first ${i}`)),
+    )),
+    ...(await recordEvents(
+      tx,
+      Array.from({ length: 200 }, (_, i) => created(`second ${i}`)),
+    )),
+    await recordEvent(tx, "policy.violated", {
+      policyId: newId(),
+      policyName: "p",
+      action: "block",
+      applicationId: newId(),
+      scanId: newId(),
+      vulnerabilityIds: [],
+    }),
   ]);
   const markerTxId = await settle();
 
@@ -104,7 +117,12 @@ async function liveFeed(count: number) {
 it("feeds live subscribers every event of a large transaction, in the order they happened, over several pages", async () => {
   const feed = await liveFeed(2_500);
   try {
-    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 2_500 }, (_, i) => created(`live ${i}`))));
+    const ids = await db.prisma.$transaction((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: 2_500 }, (_, i) => created(`live ${i}`)),
+      ),
+    );
     await fanOutAll();
     const received = await feed.received;
     expect(received.map((e) => e.eventId)).toEqual(ids);
@@ -117,9 +135,19 @@ it("feeds live subscribers every event of a large transaction, in the order they
 it("fans out without reading the events back when no one here wants them; live subscribers still get each from the log", async () => {
   const feed = await liveFeed(600);
   try {
-    const ids = await db.prisma.$transaction((tx) => recordEvents(tx, Array.from({ length: 600 }, (_, i) => created(`counted ${i}`))));
+    const ids = await db.prisma.$transaction((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: 600 }, (_, i) => created(`counted ${i}`)),
+      ),
+    );
     const batches: { fannedOut: number; events: unknown[] }[] = [];
-    for (let batch = await fanOutBatch(db.queuePool, 500, false); batch.fannedOut > 0; batch = await fanOutBatch(db.queuePool, 500, false)) batches.push(batch);
+    for (
+      let batch = await fanOutBatch(db.queuePool, 500, false);
+      batch.fannedOut > 0;
+      batch = await fanOutBatch(db.queuePool, 500, false)
+    )
+      batches.push(batch);
     expect(batches).toEqual([
       { fannedOut: 500, events: [] },
       { fannedOut: 100, events: [] },

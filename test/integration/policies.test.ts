@@ -49,7 +49,11 @@ describe("CreatePolicy", () => {
     const none = await create({ name: "none", action: "allow", conditions: { applicationIds: [] } });
     expect(none.status).toBe(201);
     expect(none.body.conditions).toEqual({ applicationIds: [], vulnerabilitySeverity: null });
-    const all = await create({ name: "all", action: "allow", conditions: { applicationIds: null, vulnerabilitySeverity: null } });
+    const all = await create({
+      name: "all",
+      action: "allow",
+      conditions: { applicationIds: null, vulnerabilitySeverity: null },
+    });
     expect(all.status).toBe(201);
     expect(all.body.conditions).toEqual({ applicationIds: null, vulnerabilitySeverity: null });
     const nullConditions = await create({ name: "null-conditions", action: "allow", conditions: null });
@@ -57,7 +61,13 @@ describe("CreatePolicy", () => {
   });
 
   it("ignores read-only fields", async () => {
-    const res = await create({ name: "ro", action: "block", id: "x", createdAt: "2000-01-01T00:00:00.000Z", updatedAt: 1 });
+    const res = await create({
+      name: "ro",
+      action: "block",
+      id: "x",
+      createdAt: "2000-01-01T00:00:00.000Z",
+      updatedAt: 1,
+    });
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe("x");
     expect(res.body.createdAt).not.toBe("2000-01-01T00:00:00.000Z");
@@ -71,7 +81,10 @@ describe("CreatePolicy", () => {
     [{ name: "x".repeat(201), action: "block" }, "name"],
     [{ name: 7, action: "block" }, "name"],
     [{ name: "n", action: "deny" }, "action"],
-    [{ name: "n", action: "block", conditions: { vulnerabilitySeverity: "severe" } }, "conditions.vulnerabilitySeverity"],
+    [
+      { name: "n", action: "block", conditions: { vulnerabilitySeverity: "severe" } },
+      "conditions.vulnerabilitySeverity",
+    ],
     [{ name: "n", action: "block", conditions: { applicationIds: "x" } }, "conditions.applicationIds"],
     [{ name: "n", action: "block", conditions: { applicationIds: ["not-a-uuid"] } }, "conditions.applicationIds[0]"],
     [{ name: "n", action: "block", conditions: { applicationIds: [42] } }, "conditions.applicationIds[0]"],
@@ -92,13 +105,18 @@ describe("CreatePolicy", () => {
     const res = await create({ name: "pos", action: "block", conditions: { applicationIds: [a, UNKNOWN_ID] } });
     expect(res.status).toBe(400);
     expect(paths(res)).toEqual(["conditions.applicationIds[1]"]);
-    expect((await t.request("GET", "/policies?limit=500")).body.map((p: { name: string }) => p.name)).not.toContain("pos");
+    expect((await t.request("GET", "/policies?limit=500")).body.map((p: { name: string }) => p.name)).not.toContain(
+      "pos",
+    );
   });
 
   it("answers 400 for a body that is not an object, and for malformed JSON", async () => {
     expect((await create([])).status).toBe(400);
     expect((await create("text")).status).toBe(400);
-    const malformed = await t.request("POST", "/policies", { rawBody: "{", headers: { "content-type": "application/json" } });
+    const malformed = await t.request("POST", "/policies", {
+      rawBody: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe("malformed_json");
   });
@@ -129,10 +147,19 @@ describe("GetPolicy", () => {
 describe("UpdatePolicy", () => {
   it("merges: supplied fields overwrite, omitted are kept", async () => {
     const app = await createApp("upd-app");
-    const created = await create({ name: "upd", action: "block", conditions: { applicationIds: [app], vulnerabilitySeverity: "high" } });
+    const created = await create({
+      name: "upd",
+      action: "block",
+      conditions: { applicationIds: [app], vulnerabilitySeverity: "high" },
+    });
     const res = await t.request("PUT", `/policies/${created.body.id}`, { body: { action: "monitor" } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.body.id, name: "upd", action: "monitor", conditions: created.body.conditions });
+    expect(res.body).toMatchObject({
+      id: created.body.id,
+      name: "upd",
+      action: "monitor",
+      conditions: created.body.conditions,
+    });
     expect(res.body.createdAt).toBe(created.body.createdAt);
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
     expect((await t.request("GET", `/policies/${created.body.id}`)).body).toEqual(res.body);
@@ -140,22 +167,36 @@ describe("UpdatePolicy", () => {
 
   it("replaces conditions whole: an omitted member is not kept", async () => {
     const app = await createApp("replace-app");
-    const created = await create({ name: "replace", action: "block", conditions: { applicationIds: [app], vulnerabilitySeverity: "high" } });
-    const res = await t.request("PUT", `/policies/${created.body.id}`, { body: { conditions: { vulnerabilitySeverity: "low" } } });
+    const created = await create({
+      name: "replace",
+      action: "block",
+      conditions: { applicationIds: [app], vulnerabilitySeverity: "high" },
+    });
+    const res = await t.request("PUT", `/policies/${created.body.id}`, {
+      body: { conditions: { vulnerabilitySeverity: "low" } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.conditions).toEqual({ applicationIds: null, vulnerabilitySeverity: "low" });
   });
 
   it("clears conditions with null", async () => {
     const app = await createApp("clear-app");
-    const created = await create({ name: "clear", action: "block", conditions: { applicationIds: [app], vulnerabilitySeverity: "critical" } });
+    const created = await create({
+      name: "clear",
+      action: "block",
+      conditions: { applicationIds: [app], vulnerabilitySeverity: "critical" },
+    });
     const res = await t.request("PUT", `/policies/${created.body.id}`, { body: { conditions: null } });
     expect(res.status).toBe(200);
     expect(res.body.conditions).toEqual({ applicationIds: null, vulnerabilitySeverity: null });
   });
 
   it("accepts an empty body and a GET result sent back unchanged", async () => {
-    const created = await create({ name: "roundtrip", action: "allow", conditions: { vulnerabilitySeverity: "medium" } });
+    const created = await create({
+      name: "roundtrip",
+      action: "allow",
+      conditions: { vulnerabilitySeverity: "medium" },
+    });
     const empty = await t.request("PUT", `/policies/${created.body.id}`, { body: {} });
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ name: "roundtrip", action: "allow", conditions: created.body.conditions });
@@ -264,7 +305,10 @@ describe("Authentication and scopes", () => {
   it("lets policies:read read and policies:write write", async () => {
     const writer = await t.token(["policies:write"]);
     const reader = await t.token(["policies:read"]);
-    const created = await t.request("POST", "/policies", { token: writer, body: { name: "scoped-ok", action: "block" } });
+    const created = await t.request("POST", "/policies", {
+      token: writer,
+      body: { name: "scoped-ok", action: "block" },
+    });
     expect(created.status).toBe(201);
     expect((await t.request("GET", `/policies/${created.body.id}`, { token: reader })).status).toBe(200);
     expect((await t.request("GET", "/policies", { token: reader })).status).toBe(200);

@@ -21,10 +21,14 @@ let n = 0;
 async function scannedApplication(findings: Finding[]): Promise<{ appId: string; scanId: string }> {
   const appId = (await t.request("POST", "/applications", { body: { name: `gate-app-${++n}` } })).body.id as string;
   scripts.set(appId, findings);
-  const scanId = (await t.request("POST", `/applications/${appId}/scans`, { body: { scanType: "sast" } })).body.id as string;
+  const scanId = (await t.request("POST", `/applications/${appId}/scans`, { body: { scanType: "sast" } })).body
+    .id as string;
   const runner = createScanRunner({
     db: prisma(),
-    engines: createEngines({ durationMs: 0, overrides: { sast: scriptedEngine("sast", (target) => scripts.get(target.applicationId) ?? []) } }),
+    engines: createEngines({
+      durationMs: 0,
+      overrides: { sast: scriptedEngine("sast", (target) => scripts.get(target.applicationId) ?? []) },
+    }),
     log: t.app.log,
     leaseMs: 30_000,
   });
@@ -50,7 +54,12 @@ async function policy(action: PolicyAction, options: { severity?: Severity; appl
 
 const gate = (appId: string, token?: string) => t.request("GET", `/applications/${appId}/policy-evaluation`, { token });
 const idsOf = async (appId: string, severities: Severity[]) =>
-  (await prisma().vulnerability.findMany({ where: { applicationId: appId, severity: { in: severities } }, orderBy: { id: "asc" } })).map((v) => v.id);
+  (
+    await prisma().vulnerability.findMany({
+      where: { applicationId: appId, severity: { in: severities } },
+      orderBy: { id: "asc" },
+    })
+  ).map((v) => v.id);
 
 // Policies here are targeted (applicationIds) so tests do not see each other's; one test uses a global one last.
 describe("GET /applications/{id}/policy-evaluation", () => {
@@ -69,20 +78,34 @@ describe("GET /applications/{id}/policy-evaluation", () => {
     expect(res.body).toEqual({
       applicationId: appId,
       decision: "warn",
-      violations: [{ policyId: p.id, policyName: p.name, action: "monitor", vulnerabilityIds: await idsOf(appId, ["medium"]) }],
+      violations: [
+        { policyId: p.id, policyName: p.name, action: "monitor", vulnerabilityIds: await idsOf(appId, ["medium"]) },
+      ],
     });
   });
 
   it("blocks on open or in_progress vulnerabilities at or above the threshold, ignoring resolved and accepted ones", async () => {
-    const { appId } = await scannedApplication([finding("c1", "critical"), finding("c2", "critical"), finding("h1", "high"), finding("h2", "high"), finding("m1", "medium")]);
-    const [c1, c2, h1, h2] = await Promise.all(["fp-c1", "fp-c2", "fp-h1", "fp-h2"].map((fp) => prisma().vulnerability.findFirstOrThrow({ where: { applicationId: appId, fingerprint: fp } })));
+    const { appId } = await scannedApplication([
+      finding("c1", "critical"),
+      finding("c2", "critical"),
+      finding("h1", "high"),
+      finding("h2", "high"),
+      finding("m1", "medium"),
+    ]);
+    const [c1, c2, h1, h2] = await Promise.all(
+      ["fp-c1", "fp-c2", "fp-h1", "fp-h2"].map((fp) =>
+        prisma().vulnerability.findFirstOrThrow({ where: { applicationId: appId, fingerprint: fp } }),
+      ),
+    );
     await prisma().vulnerability.update({ where: { id: c2!.id }, data: { status: "accepted" } });
     await prisma().vulnerability.update({ where: { id: h2!.id }, data: { status: "resolved" } });
     await prisma().vulnerability.update({ where: { id: h1!.id }, data: { status: "in_progress" } });
     const p = await policy("block", { severity: "high", applicationIds: [appId] });
     const res = await gate(appId);
     expect(res.body.decision).toBe("block");
-    expect(res.body.violations).toEqual([{ policyId: p.id, policyName: p.name, action: "block", vulnerabilityIds: [c1!.id, h1!.id].sort() }]);
+    expect(res.body.violations).toEqual([
+      { policyId: p.id, policyName: p.name, action: "block", vulnerabilityIds: [c1!.id, h1!.id].sort() },
+    ]);
   });
 
   it("turns block into warn when an allow policy matches too, but not when the allow policy does not match", async () => {
@@ -93,7 +116,9 @@ describe("GET /applications/{id}/policy-evaluation", () => {
     await policy("allow", { severity: "high", applicationIds: [appId] });
     const res = await gate(appId);
     expect(res.body.decision).toBe("warn");
-    expect(res.body.violations).toEqual([{ policyId: block.id, policyName: block.name, action: "block", vulnerabilityIds: await idsOf(appId, ["high"]) }]);
+    expect(res.body.violations).toEqual([
+      { policyId: block.id, policyName: block.name, action: "block", vulnerabilityIds: await idsOf(appId, ["high"]) },
+    ]);
   });
 
   it("applies a policy only to its applications: an empty list targets none", async () => {
@@ -124,10 +149,14 @@ describe("policy.violated on scan completion", () => {
     await policy("allow", { applicationIds: [appId] });
     await policy("monitor", { severity: "critical", applicationIds: [newId()] }); // someone else's
     scripts.set(appId, [finding("c1", "critical"), finding("l1", "low")]);
-    const scanId = (await t.request("POST", `/applications/${appId}/scans`, { body: { scanType: "sast" } })).body.id as string;
+    const scanId = (await t.request("POST", `/applications/${appId}/scans`, { body: { scanType: "sast" } })).body
+      .id as string;
     const runner = createScanRunner({
       db: prisma(),
-      engines: createEngines({ durationMs: 0, overrides: { sast: scriptedEngine("sast", (target) => scripts.get(target.applicationId) ?? []) } }),
+      engines: createEngines({
+        durationMs: 0,
+        overrides: { sast: scriptedEngine("sast", (target) => scripts.get(target.applicationId) ?? []) },
+      }),
       log: t.app.log,
       leaseMs: 30_000,
     });
@@ -144,7 +173,11 @@ describe("policy.violated on scan completion", () => {
       scanId,
       vulnerabilityIds: await idsOf(appId, ["critical"]),
     });
-    expect(byPolicy.get(monitor.id)).toMatchObject({ action: "monitor", scanId, vulnerabilityIds: await idsOf(appId, ["low", "critical"]) });
+    expect(byPolicy.get(monitor.id)).toMatchObject({
+      action: "monitor",
+      scanId,
+      vulnerabilityIds: await idsOf(appId, ["low", "critical"]),
+    });
     expect((await gate(appId)).body.decision).toBe("warn"); // the allow policy exempts it from block
   });
 
@@ -187,7 +220,12 @@ describe("Application.policyEvaluation (GraphQL)", () => {
     }) as never);
     const res = await graphqlGate().finally(() => spy.mockRestore());
     expect(res.body.errors).toBeUndefined();
-    const byId = new Map(res.body.data.applications.edges.map((e: { node: { id: string; policyEvaluation: unknown } }) => [e.node.id, e.node.policyEvaluation]));
+    const byId = new Map(
+      res.body.data.applications.edges.map((e: { node: { id: string; policyEvaluation: unknown } }) => [
+        e.node.id,
+        e.node.policyEvaluation,
+      ]),
+    );
     for (const { appId } of [blocked, warned, exempt, clean]) {
       expect(byId.get(appId)).toEqual(upper((await gate(appId)).body));
     }

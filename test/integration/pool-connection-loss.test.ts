@@ -22,24 +22,27 @@ afterAll(async () => {
   await database.drop();
 });
 
-it.each(["pool", "queuePool"] as const)("a checked-out client of the %s losing its connection fails its query and throws nothing", async (which) => {
-  const uncaught: unknown[] = [];
-  const onUncaught = (err: unknown) => uncaught.push(err);
-  process.on("uncaughtException", onUncaught);
-  try {
-    const client = await db[which].connect();
-    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-    const ended = new Promise((resolve) => client.once("end", resolve));
-    // Expected before the termination: its answer may come before the admin's.
-    const failed = expect(client.query("SELECT pg_sleep(30)")).rejects.toThrow(/terminat/);
-    await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
-    await failed;
-    await ended;
-    client.release(true);
-    expect(uncaught).toEqual([]);
-    // The pool goes on with a new connection.
-    expect((await db[which].query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
-  } finally {
-    process.off("uncaughtException", onUncaught);
-  }
-});
+it.each(["pool", "queuePool"] as const)(
+  "a checked-out client of the %s losing its connection fails its query and throws nothing",
+  async (which) => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", onUncaught);
+    try {
+      const client = await db[which].connect();
+      const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      const ended = new Promise((resolve) => client.once("end", resolve));
+      // Expected before the termination: its answer may come before the admin's.
+      const failed = expect(client.query("SELECT pg_sleep(30)")).rejects.toThrow(/terminat/);
+      await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
+      await failed;
+      await ended;
+      client.release(true);
+      expect(uncaught).toEqual([]);
+      // The pool goes on with a new connection.
+      expect((await db[which].query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  },
+);

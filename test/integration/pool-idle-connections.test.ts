@@ -24,7 +24,11 @@ afterAll(async () => {
 async function burst(pool: Database["pool"]): Promise<number[]> {
   const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
   try {
-    const pids = await Promise.all(clients.map(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid));
+    const pids = await Promise.all(
+      clients.map(
+        async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid,
+      ),
+    );
     return pids.sort((a, b) => a - b);
   } finally {
     for (const client of clients) client.release();

@@ -24,20 +24,29 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const newApplication = async (name: string) => (await t.request("POST", "/applications", { body: { name } })).body.id as string;
+const newApplication = async (name: string) =>
+  (await t.request("POST", "/applications", { body: { name } })).body.id as string;
 
 const upload = (app: string, report: string, query = "") =>
-  t.request("POST", `/applications/${app}/scan-reports${query}`, { rawBody: report, headers: { "content-type": "application/json" } });
+  t.request("POST", `/applications/${app}/scan-reports${query}`, {
+    rawBody: report,
+    headers: { "content-type": "application/json" },
+  });
 
-const vulnerabilitiesOf = async (app: string) => (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as any[];
+const vulnerabilitiesOf = async (app: string) =>
+  (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as any[];
 
 /** Runs ESLint in `checkout` on the sample there; ESLint exits 0 since the rules only warn. */
 async function eslintSarif(checkout: string): Promise<string> {
   const out = path.join(dir, `eslint-${path.basename(checkout)}.sarif`);
   const eslint = path.resolve("node_modules/eslint/bin/eslint.js");
-  await run(process.execPath, [eslint, "-c", `${SAMPLE}/eslint.config.mjs`, "-f", "@microsoft/eslint-formatter-sarif", "-o", out, SAMPLE], {
-    cwd: checkout,
-  });
+  await run(
+    process.execPath,
+    [eslint, "-c", `${SAMPLE}/eslint.config.mjs`, "-f", "@microsoft/eslint-formatter-sarif", "-o", out, SAMPLE],
+    {
+      cwd: checkout,
+    },
+  );
   return readFile(out, "utf8");
 }
 
@@ -60,8 +69,17 @@ describe("ESLint's SARIF", () => {
     const res = await upload(app, text, `?checkoutPath=${encodeURIComponent(process.cwd())}`);
     expect(res.status).toBe(202);
     const eslintVersion = JSON.parse(await readFile("node_modules/eslint/package.json", "utf8")).version;
-    expect(res.body).toMatchObject({ scanType: "sast", source: { kind: "report", format: "sarif", tool: "ESLint", toolVersion: eslintVersion } });
-    expect(res.body.summary).toEqual({ totalFindings: results.length, critical: 0, high: 0, medium: results.length, low: 0 });
+    expect(res.body).toMatchObject({
+      scanType: "sast",
+      source: { kind: "report", format: "sarif", tool: "ESLint", toolVersion: eslintVersion },
+    });
+    expect(res.body.summary).toEqual({
+      totalFindings: results.length,
+      critical: 0,
+      high: 0,
+      medium: results.length,
+      low: 0,
+    });
 
     const vulns = await vulnerabilitiesOf(app);
     expect(vulns).toHaveLength(results.length);
@@ -90,7 +108,10 @@ describe("ESLint's SARIF", () => {
 
   it("keeps its findings' identity when the next run is in another checkout directory", async () => {
     const app = await newApplication("eslint-moved");
-    expect((await upload(app, await eslintSarif(process.cwd()), `?checkoutPath=${encodeURIComponent(process.cwd())}`)).status).toBe(202);
+    expect(
+      (await upload(app, await eslintSarif(process.cwd()), `?checkoutPath=${encodeURIComponent(process.cwd())}`))
+        .status,
+    ).toBe(202);
     const before = await vulnerabilitiesOf(app);
 
     const elsewhere = path.join(dir, "another-runner");
@@ -109,7 +130,18 @@ describe("cyclonedx-npm's SBOM", () => {
   beforeAll(async () => {
     const out = path.join(dir, "bom.json");
     const generator = path.resolve("node_modules/@cyclonedx/cyclonedx-npm/bin/cyclonedx-npm-cli.js");
-    await run(process.execPath, [generator, "--omit", "dev", "--package-lock-only", "--spec-version", "1.6", "--output-format", "JSON", "--output-file", out]);
+    await run(process.execPath, [
+      generator,
+      "--omit",
+      "dev",
+      "--package-lock-only",
+      "--spec-version",
+      "1.6",
+      "--output-format",
+      "JSON",
+      "--output-file",
+      out,
+    ]);
     bomText = await readFile(out, "utf8");
   });
 
@@ -117,7 +149,12 @@ describe("cyclonedx-npm's SBOM", () => {
     const app = await newApplication("sbom-only");
     const res = await upload(app, bomText);
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ scanType: "sca", status: "completed", summary: { totalFindings: 0 }, source: { kind: "report", format: "cyclonedx" } });
+    expect(res.body).toMatchObject({
+      scanType: "sca",
+      status: "completed",
+      summary: { totalFindings: 0 },
+      source: { kind: "report", format: "cyclonedx" },
+    });
   });
 
   it("with vulnerabilities added by a scanner, names each affected component field by field", async () => {
@@ -134,7 +171,13 @@ describe("cyclonedx-npm's SBOM", () => {
         source: { name: "GitHub Advisories", url: "https://github.com/advisories" },
         references: [{ id: "CVE-2099-0001", source: { name: "NVD", url: "https://nvd.nist.gov/" } }],
         ratings: [
-          { source: { name: "NVD" }, score: 8.1, severity: "high", method: "CVSSv31", vector: "CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H" },
+          {
+            source: { name: "NVD" },
+            score: 8.1,
+            severity: "high",
+            method: "CVSSv31",
+            vector: "CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H",
+          },
           { source: { name: "GitHub" }, severity: "critical", method: "other" },
         ],
         cwes: [601, 79],
@@ -143,9 +186,19 @@ describe("cyclonedx-npm's SBOM", () => {
         tools: { components: [{ type: "application", name: "osv-scanner", version: "2.2.0" }] },
         affects: [{ ref: koa["bom-ref"] }, { ref: pg["bom-ref"] }],
       },
-      { id: "CVE-2099-0002", ratings: [{ severity: "info" }], analysis: { state: "in_triage" }, affects: [{ ref: pg["bom-ref"] }] },
+      {
+        id: "CVE-2099-0002",
+        ratings: [{ severity: "info" }],
+        analysis: { state: "in_triage" },
+        affects: [{ ref: pg["bom-ref"] }],
+      },
       { id: "GHSA-test-none-0003", ratings: [{ severity: "none" }], affects: [{ ref: pg["bom-ref"] }] },
-      { id: "CVE-2099-0004", ratings: [{ severity: "high" }], analysis: { state: "not_affected", justification: "code_not_reachable" }, affects: [{ ref: koa["bom-ref"] }] },
+      {
+        id: "CVE-2099-0004",
+        ratings: [{ severity: "high" }],
+        analysis: { state: "not_affected", justification: "code_not_reachable" },
+        affects: [{ ref: koa["bom-ref"] }],
+      },
     ];
     const app = await newApplication("sbom-vulnerabilities");
     const res = await upload(app, JSON.stringify(bom));
@@ -163,7 +216,10 @@ describe("cyclonedx-npm's SBOM", () => {
       status: "accepted",
       analysis: { state: "not_affected", justification: "code_not_reachable", source: "report" },
     });
-    expect(vulns.find((v) => v.cve === "CVE-2099-0002")).toMatchObject({ status: "in_progress", analysis: { state: "in_triage" } });
+    expect(vulns.find((v) => v.cve === "CVE-2099-0002")).toMatchObject({
+      status: "in_progress",
+      analysis: { state: "in_triage" },
+    });
     for (const component of [koa, pg]) {
       expect(vulns.find((v) => v.packageName === component.name && v.cve === "CVE-2099-0001")).toMatchObject({
         title: `GHSA-test-koa1-0001 in ${component.name}@${component.version}`,
@@ -178,6 +234,10 @@ describe("cyclonedx-npm's SBOM", () => {
         tool: "osv-scanner",
       });
     }
-    expect(vulns.find((v) => v.cve === "CVE-2099-0002")).toMatchObject({ severity: "low", cvssScore: 0.1, cwe: "CWE-0" });
+    expect(vulns.find((v) => v.cve === "CVE-2099-0002")).toMatchObject({
+      severity: "low",
+      cvssScore: 0.1,
+      cwe: "CWE-0",
+    });
   });
 });

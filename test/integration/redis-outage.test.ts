@@ -17,7 +17,11 @@ let port: number;
 let redis: ChildProcess | undefined;
 
 async function startRedis(): Promise<void> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => String(chunk).includes("Ready to accept connections") && resolve());
     child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
@@ -67,7 +71,12 @@ async function stopRedis(): Promise<void> {
     const onB = await collect(b);
     const commit = () =>
       a.app.db.prisma.$transaction((tx) =>
-        recordEvent(tx, "vulnerability.created", { id: newId(), severity: "high", applicationId, title: "x", createdAt: new Date().toISOString() }, { applicationId }),
+        recordEvent(
+          tx,
+          "vulnerability.created",
+          { id: newId(), severity: "high", applicationId, title: "x", createdAt: new Date().toISOString() },
+          { applicationId },
+        ),
       );
 
     const before = await commit();

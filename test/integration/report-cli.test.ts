@@ -24,7 +24,13 @@ afterAll(async () => {
 const grype = (id: string, pkg: string, version: string) => ({
   matches: [
     {
-      vulnerability: { id, severity: "High", description: `${id} in ${pkg}`, cvss: [{ version: "3.1", metrics: { baseScore: 7.5 } }], fix: { versions: ["9.9.9"], state: "fixed" } },
+      vulnerability: {
+        id,
+        severity: "High",
+        description: `${id} in ${pkg}`,
+        cvss: [{ version: "3.1", metrics: { baseScore: 7.5 } }],
+        fix: { versions: ["9.9.9"], state: "fixed" },
+      },
       relatedVulnerabilities: [],
       artifact: { name: pkg, version, type: "npm", purl: `pkg:npm/${pkg}@${version}` },
     },
@@ -37,7 +43,12 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   const file = path.resolve("src/cli/report.ts");
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", file, ...args], {
-      env: { PATH: process.env["PATH"] ?? "", APPSEC_URL: t.baseUrl, APPSEC_TOKEN: await t.token(["scans:write"]), ...env },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        APPSEC_URL: t.baseUrl,
+        APPSEC_TOKEN: await t.token(["scans:write"]),
+        ...env,
+      },
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -52,11 +63,16 @@ it("uploads a report as a new scan and prints its summary and address", async ()
   await writeFile(file, JSON.stringify(grype("GHSA-aaaa-bbbb-cccc", "left-pad", "1.0.0")));
   const { code, stdout, stderr } = await cli(["--app", app, "--file", file, "--triggered-by", "ci-job-1"]);
   expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-  const scanId = /^Scan (\S+) completed \(sca, Grype\): 1 findings: 0 critical, 1 high, 0 medium, 0 low$/m.exec(stdout)?.[1];
+  const scanId = /^Scan (\S+) completed \(sca, Grype\): 1 findings: 0 critical, 1 high, 0 medium, 0 low$/m.exec(
+    stdout,
+  )?.[1];
   expect(scanId).toBeDefined();
   expect(stdout).toContain(`${t.baseUrl}/applications/${app}/scans/${scanId}`);
   const scan = (await t.request("GET", `/applications/${app}/scans/${scanId}`)).body;
-  expect(scan).toMatchObject({ triggeredBy: "ci-job-1", source: { format: "grype", tool: "Grype", toolVersion: "0.87.0" } });
+  expect(scan).toMatchObject({
+    triggeredBy: "ci-job-1",
+    source: { format: "grype", tool: "Grype", toolVersion: "0.87.0" },
+  });
 });
 
 it("completes a triggered scan with --scan", async () => {
@@ -84,7 +100,9 @@ it("says what is wrong with a refused report, its token or its arguments", async
   expect(refused.stderr).toContain("/matches/0/vulnerability/severity:");
 
   expect((await cli(["--app", app, "--file", file], { APPSEC_TOKEN: "" })).stderr).toContain("APPSEC_TOKEN");
-  expect((await cli(["--app", app, "--file", file], { APPSEC_TOKEN: await t.token(["scans:read"]) })).stderr).toMatch(/^403 /);
+  expect((await cli(["--app", app, "--file", file], { APPSEC_TOKEN: await t.token(["scans:read"]) })).stderr).toMatch(
+    /^403 /,
+  );
   expect((await cli(["--file", file])).stderr).toContain("Usage: npm run report");
   expect((await cli(["--app", app, "--file", path.join(dir, "missing.json")])).stderr).toContain("Cannot read");
 });

@@ -36,7 +36,8 @@ afterAll(async () => {
 let n = 0;
 const newApplication = async (extra: Record<string, unknown> = {}) =>
   (await t.request("POST", "/applications", { body: { name: `agent-${++n}`, ...extra } })).body.id as string;
-const trigger = async (app: string, scanType = "sast") => (await t.request("POST", `/applications/${app}/scans`, { body: { scanType } })).body.id as string;
+const trigger = async (app: string, scanType = "sast") =>
+  (await t.request("POST", `/applications/${app}/scans`, { body: { scanType } })).body.id as string;
 const scanOf = async (app: string, scan: string) => (await t.request("GET", `/applications/${app}/scans/${scan}`)).body;
 const untilStatus = (app: string, scan: string, status: string, timeoutMs = 20_000) =>
   eventually(async () => {
@@ -49,7 +50,8 @@ async function gitRepository(name: string, files: Record<string, string>): Promi
   const repo = path.join(repos, `${name}.git`);
   await mkdir(repo);
   for (const [file, text] of Object.entries(files)) await writeFile(path.join(repo, file), text);
-  const git = (...args: string[]) => run("git", ["-c", "user.name=Test", "-c", "user.email=test@example.test", ...args], { cwd: repo });
+  const git = (...args: string[]) =>
+    run("git", ["-c", "user.name=Test", "-c", "user.email=test@example.test", ...args], { cwd: repo });
   await git("init", "--quiet", "--initial-branch=main");
   await git("add", "--all");
   await git("commit", "--quiet", "-m", "initial");
@@ -70,7 +72,10 @@ interface AgentProcess {
 }
 
 /** Starts the agent with this configuration, its token scoped scans:run only. */
-async function startAgent(config: Record<string, unknown>, options: AgentOptions = {}): Promise<AgentProcess & { token: string }> {
+async function startAgent(
+  config: Record<string, unknown>,
+  options: AgentOptions = {},
+): Promise<AgentProcess & { token: string }> {
   const file = path.join(dir, `agent-${++n}.json`);
   await writeFile(file, JSON.stringify(config));
   const token = await t.token(["scans:run"], options.sub ?? "agent-test");
@@ -123,7 +128,19 @@ async function alive(pid: number): Promise<boolean> {
 
 const sarif = JSON.stringify({
   version: "2.1.0",
-  runs: [{ tool: { driver: { name: "ShellScanner", version: "1.0" } }, results: [{ ruleId: "x/one", level: "error", message: { text: "one" }, locations: [{ physicalLocation: { artifactLocation: { uri: "a.js" }, region: { startLine: 3 } } }] }] }],
+  runs: [
+    {
+      tool: { driver: { name: "ShellScanner", version: "1.0" } },
+      results: [
+        {
+          ruleId: "x/one",
+          level: "error",
+          message: { text: "one" },
+          locations: [{ physicalLocation: { artifactLocation: { uri: "a.js" }, region: { startLine: 3 } } }],
+        },
+      ],
+    },
+  ],
 });
 
 describe("a command executor running real ESLint on a real git repository", () => {
@@ -137,14 +154,26 @@ describe("a command executor running real ESLint on a real git repository", () =
     const work = await workRoot();
     // As a CI job installs the project's dependencies before linting, the command links this
     // project's (ESLint, eslint-plugin-security, the SARIF formatter) into the clone.
-    const lint = 'ln -s "$0/node_modules" node_modules && exec "$1" node_modules/eslint/bin/eslint.js -c eslint.config.mjs -f @microsoft/eslint-formatter-sarif -o "$2" "$3"';
+    const lint =
+      'ln -s "$0/node_modules" node_modules && exec "$1" node_modules/eslint/bin/eslint.js -c eslint.config.mjs -f @microsoft/eslint-formatter-sarif -o "$2" "$3"';
     await agentWith({
-      executors: { sast: { command: ["sh", "-c", lint, ROOT, process.execPath, "{report}", "{source}"], format: "sarif", timeoutSeconds: 120 } },
+      executors: {
+        sast: {
+          command: ["sh", "-c", lint, ROOT, process.execPath, "{report}", "{source}"],
+          format: "sarif",
+          timeoutSeconds: 120,
+        },
+      },
       workDir: work,
     });
 
     const done = await untilStatus(app, scan, "completed", 60_000);
-    expect(done).toMatchObject({ scanType: "sast", failure: null, source: { kind: "report", format: "sarif", tool: "ESLint" }, summary: { totalFindings: 5, medium: 5 } });
+    expect(done).toMatchObject({
+      scanType: "sast",
+      failure: null,
+      source: { kind: "report", format: "sarif", tool: "ESLint" },
+      summary: { totalFindings: 5, medium: 5 },
+    });
     const vulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=50`)).body as any[];
     const found = vulns.map((v) => `${/rules\/([\w-]+)/.exec(v.remediation)?.[1]} ${v.location}`).sort();
     // Locations relative to the clone: the agent sent it as checkoutPath.
@@ -165,12 +194,19 @@ describe("tool outcomes", () => {
     const app = await newApplication();
     const scan = await trigger(app);
     const work = await workRoot();
-    const script = 'for i in $(seq 1 30); do echo "progress $i" >&2; done; echo "error: rule file not found: p/owasp" >&2; exit 7';
-    const agent = await agentWith({ executors: { sast: { command: ["sh", "-c", script], timeoutSeconds: 60 } }, workDir: work });
+    const script =
+      'for i in $(seq 1 30); do echo "progress $i" >&2; done; echo "error: rule file not found: p/owasp" >&2; exit 7';
+    const agent = await agentWith({
+      executors: { sast: { command: ["sh", "-c", script], timeoutSeconds: 60 } },
+      workDir: work,
+    });
     const failed = await untilStatus(app, scan, "failed");
     const lines = failed.failure.reason.split("\n");
     expect(lines[0]).toBe("sh exited with code 7 without writing a report:");
-    expect(lines.slice(1)).toEqual([...Array.from({ length: 19 }, (_, i) => `progress ${i + 12}`), "error: rule file not found: p/owasp"]);
+    expect(lines.slice(1)).toEqual([
+      ...Array.from({ length: 19 }, (_, i) => `progress ${i + 12}`),
+      "error: rule file not found: p/owasp",
+    ]);
     await eventually(async () => (await readdir(work)).length === 0);
     // The token never reaches the logs.
     expect(agent.output()).not.toContain(agent.token);
@@ -192,7 +228,10 @@ describe("tool outcomes", () => {
       workDir: work,
     });
     for (const scan of [sast, sca]) {
-      expect(await untilStatus(app, scan, "completed")).toMatchObject({ summary: { totalFindings: 1, high: 1 }, source: { tool: "ShellScanner" } });
+      expect(await untilStatus(app, scan, "completed")).toMatchObject({
+        summary: { totalFindings: 1, high: 1 },
+        source: { tool: "ShellScanner" },
+      });
     }
     await eventually(async () => (await readdir(work)).length === 0);
   });
@@ -207,7 +246,9 @@ describe("tool outcomes", () => {
     const script = `trap '' TERM; sleep 300 & echo $! > ${pids}/child; echo $$ > ${pids}/parent; wait`;
     await agentWith({ executors: { sast: { command: ["sh", "-c", script], timeoutSeconds: 1 } }, workDir: work });
     const [parent, child] = await eventually(async () => {
-      const read = await Promise.all(["parent", "child"].map((f) => readFile(path.join(pids, f), "utf8").then(Number, () => 0)));
+      const read = await Promise.all(
+        ["parent", "child"].map((f) => readFile(path.join(pids, f), "utf8").then(Number, () => 0)),
+      );
       return read.every((pid) => pid > 0) && read;
     });
     expect(await alive(parent!)).toBe(true);
@@ -224,10 +265,18 @@ describe("tool outcomes", () => {
     const scan1 = await trigger(noRepo);
     const missing = await newApplication({ repoUrl: `${GIT_HOST}does-not-exist.git` });
     const scan2 = await trigger(missing);
-    await agentWith({ executors: { sast: { command: ["true", "{source}"] } }, concurrency: 2, workDir: await workRoot() });
-    expect((await untilStatus(noRepo, scan1, "failed")).failure.reason).toBe("The application has no repoUrl to clone for {source} in: true {source}");
+    await agentWith({
+      executors: { sast: { command: ["true", "{source}"] } },
+      concurrency: 2,
+      workDir: await workRoot(),
+    });
+    expect((await untilStatus(noRepo, scan1, "failed")).failure.reason).toBe(
+      "The application has no repoUrl to clone for {source} in: true {source}",
+    );
     const reason = (await untilStatus(missing, scan2, "failed")).failure.reason as string;
-    expect(reason).toMatch(/^Cloning https:\/\/git\.example\.test\/does-not-exist\.git failed: git exited with code 128\n/);
+    expect(reason).toMatch(
+      /^Cloning https:\/\/git\.example\.test\/does-not-exist\.git failed: git exited with code 128\n/,
+    );
     expect(reason).toContain("does-not-exist.git");
   });
 });
@@ -237,7 +286,14 @@ describe("agents that stop", () => {
     const app = await newApplication();
     const scan = await trigger(app);
     const pidFile = path.join(dir, `killed-${n}.pid`);
-    const first = await agentWith({ executors: { sast: { command: ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 300`] } }, leaseSeconds: 30, workDir: await workRoot() }, { sub: "agent-a" });
+    const first = await agentWith(
+      {
+        executors: { sast: { command: ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 300`] } },
+        leaseSeconds: 30,
+        workDir: await workRoot(),
+      },
+      { sub: "agent-a" },
+    );
     const toolPid = await eventually(async () => Number(await readFile(pidFile, "utf8").catch(() => "")) || null);
     first.child.kill("SIGKILL");
     await first.exited;
@@ -248,9 +304,15 @@ describe("agents that stop", () => {
     await t.app.db.prisma.$executeRaw`UPDATE scans SET lease_expires_at = now() WHERE id = ${scan}::uuid`;
 
     await writeFile(path.join(dir, "second.sarif"), sarif);
-    await agentWith({ executors: { sast: { command: ["cp", path.join(dir, "second.sarif"), "{report}"] } } }, { sub: "agent-b" });
+    await agentWith(
+      { executors: { sast: { command: ["cp", path.join(dir, "second.sarif"), "{report}"] } } },
+      { sub: "agent-b" },
+    );
     expect(await untilStatus(app, scan, "completed")).toMatchObject({ failure: null, summary: { totalFindings: 1 } });
-    expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({ runAttempts: 2, leaseOwner: null });
+    expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({
+      runAttempts: 2,
+      leaseOwner: null,
+    });
     expect(await t.app.db.prisma.event.count({ where: { applicationId: app, type: "scan.started" } })).toBe(2);
   });
 
@@ -261,11 +323,20 @@ describe("agents that stop", () => {
     await writeFile(path.join(dir, "slow.sarif"), sarif);
     const started = path.join(dir, `started-${n}`);
     const agent = await agentWith({
-      executors: { sast: { command: ["sh", "-c", `touch ${started}; sleep 1; cp "$0" "$1"`, path.join(dir, "slow.sarif"), "{report}"] } },
+      executors: {
+        sast: {
+          command: ["sh", "-c", `touch ${started}; sleep 1; cp "$0" "$1"`, path.join(dir, "slow.sarif"), "{report}"],
+        },
+      },
       shutdownGraceSeconds: 30,
       workDir: work,
     });
-    await eventually(async () => readFile(started).then(() => true, () => false));
+    await eventually(async () =>
+      readFile(started).then(
+        () => true,
+        () => false,
+      ),
+    );
     agent.child.kill("SIGTERM");
     expect(await agent.exited).toBe(0);
     expect((await scanOf(app, scan)).status).toBe("completed");
@@ -277,11 +348,20 @@ describe("agents that stop", () => {
     const scan = await trigger(app);
     const work = await workRoot();
     const pidFile = path.join(dir, `graceful-${n}.pid`);
-    const agent = await agentWith({ executors: { sast: { command: ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 300`] } }, shutdownGraceSeconds: 1, workDir: work });
+    const agent = await agentWith({
+      executors: { sast: { command: ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 300`] } },
+      shutdownGraceSeconds: 1,
+      workDir: work,
+    });
     const toolPid = await eventually(async () => Number(await readFile(pidFile, "utf8").catch(() => "")) || null);
     agent.child.kill("SIGTERM");
     expect(await agent.exited).toBe(0);
-    expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({ status: "queued", runAttempts: 0, leaseOwner: null, startedAt: null });
+    expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({
+      status: "queued",
+      runAttempts: 0,
+      leaseOwner: null,
+      startedAt: null,
+    });
     expect(await alive(toolPid)).toBe(false);
     expect(await readdir(work)).toEqual([]);
     expect(agent.output()).toContain("scan handed back to the queue");
@@ -307,14 +387,20 @@ async function refusingReports(): Promise<{ url: string; refused: () => number; 
       req.once("end", () => {
         refused++;
         res.writeHead(503, { "content-type": "application/problem+json", "retry-after": "1" });
-        res.end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable" }));
+        res.end(
+          JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable" }),
+        );
       });
       return;
     }
-    const upstream = http.request(service, { method: req.method, path: req.url, headers: { ...req.headers, host: service.host } }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      service,
+      { method: req.method, path: req.url, headers: { ...req.headers, host: service.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.once("error", () => res.destroy());
     req.pipe(upstream);
   });
@@ -336,7 +422,13 @@ describe("report uploads that fail", () => {
       const app = await newApplication();
       const scan = await trigger(app);
       await writeFile(path.join(dir, "refused.sarif"), sarif);
-      const agent = await agentWith({ executors: { sast: { command: ["cp", path.join(dir, "refused.sarif"), "{report}"] } }, shutdownGraceSeconds: 0 }, { url: proxy.url });
+      const agent = await agentWith(
+        {
+          executors: { sast: { command: ["cp", path.join(dir, "refused.sarif"), "{report}"] } },
+          shutdownGraceSeconds: 0,
+        },
+        { url: proxy.url },
+      );
       // Refused twice: the agent now waits 2 s before its third and last attempt.
       await eventually(async () => proxy.refused() === 2 && agent.output().includes('"attempt":2'));
       const stoppedAt = Date.now();
@@ -345,7 +437,11 @@ describe("report uploads that fail", () => {
       const stoppedIn = Date.now() - stoppedAt;
       expect(agent.output()).toContain("scan handed back to the queue");
       expect(proxy.refused()).toBe(2);
-      expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({ status: "queued", runAttempts: 0, leaseOwner: null });
+      expect(await t.app.db.prisma.scan.findUniqueOrThrow({ where: { id: scan } })).toMatchObject({
+        status: "queued",
+        runAttempts: 0,
+        leaseOwner: null,
+      });
       // Not after the rest of the 2 s wait: the wait ends with the work.
       expect(stoppedIn).toBeLessThan(1500);
     } finally {
@@ -364,16 +460,26 @@ describe("the baseline executor: the built-in passive DAST from the agent's netw
   it("crawls the application's serviceUrl and uploads its ZAP report: each planted defect is found where it is planted", async () => {
     const app = await newApplication({ serviceUrl: site.url("/") });
     const scan = await trigger(app, "dast");
-    await agentWith({ executors: { dast: { engine: "baseline", allowPrivateTargets: true } }, workDir: await workRoot() });
+    await agentWith({
+      executors: { dast: { engine: "baseline", allowPrivateTargets: true } },
+      workDir: await workRoot(),
+    });
 
     const done = await untilStatus(app, scan, "completed");
-    expect(done).toMatchObject({ failure: null, source: { kind: "report", format: "zap", tool: "appsec-baseline", toolVersion: "1.0.0" } });
-    const vulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as Array<{ title: string; location: string }>;
+    expect(done).toMatchObject({
+      failure: null,
+      source: { kind: "report", format: "zap", tool: "appsec-baseline", toolVersion: "1.0.0" },
+    });
+    const vulns = (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as Array<{
+      title: string;
+      location: string;
+    }>;
     const found: Record<string, string[]> = {};
     for (const v of vulns) (found[v.title] ??= []).push(new URL(v.location).pathname);
     for (const paths of Object.values(found)) paths.sort();
     // Rules that fire on every page (CSP, X-Content-Type-Options, …) are the planted site's too; each planted one is where it was planted.
-    for (const [alert, paths] of Object.entries(plantedAlerts("http"))) expect(found[alert]).toEqual(expect.arrayContaining(paths));
+    for (const [alert, paths] of Object.entries(plantedAlerts("http")))
+      expect(found[alert]).toEqual(expect.arrayContaining(paths));
   });
 
   it("keeps to its target policy: a loopback serviceUrl fails the scan with the reason unless allowed", async () => {
@@ -394,7 +500,15 @@ describe("configuration and refusals", () => {
     const file = path.join(dir, `bad-${++n}.json`);
     await writeFile(file, typeof config === "string" ? config : JSON.stringify(config));
     try {
-      await run(process.execPath, [AGENT, "--config", file], { env: { PATH: process.env.PATH ?? "", APPSEC_URL: t.baseUrl, APPSEC_TOKEN: await t.token(["scans:run"]), LOG_LEVEL: "silent", ...env } });
+      await run(process.execPath, [AGENT, "--config", file], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          APPSEC_URL: t.baseUrl,
+          APPSEC_TOKEN: await t.token(["scans:run"]),
+          LOG_LEVEL: "silent",
+          ...env,
+        },
+      });
       return { code: 0, stderr: "" };
     } catch (err) {
       return { code: (err as { code: number }).code, stderr: (err as { stderr: string }).stderr };
@@ -409,21 +523,31 @@ describe("configuration and refusals", () => {
   });
 
   it("says which field of the file is wrong", async () => {
-    const res = await runAgent({ executors: { sast: { command: ["semgrep", "--output", "{reprot}"], timeoutSeconds: 0 } }, concurrency: 0 });
+    const res = await runAgent({
+      executors: { sast: { command: ["semgrep", "--output", "{reprot}"], timeoutSeconds: 0 } },
+      concurrency: 0,
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("is not a valid agent configuration");
     expect(res.stderr).toContain("Unknown placeholder {reprot}: use {source}, {serviceUrl} or {report}");
     expect(res.stderr).toContain("at executors.sast.command");
     expect(res.stderr).toContain("at concurrency");
     expect((await runAgent("{not json")).stderr).toContain("is not JSON");
-    expect((await runAgent({ executors: { sast: { command: ["x"] } } }, { APPSEC_TOKEN: "" })).stderr).toContain("Set APPSEC_TOKEN");
+    expect((await runAgent({ executors: { sast: { command: ["x"] } } }, { APPSEC_TOKEN: "" })).stderr).toContain(
+      "Set APPSEC_TOKEN",
+    );
   });
 
   it("stops with the service's reason when it will not hand these scan types to agents, or refuses the token", async () => {
     const notExternal = await runAgent({ executors: { container: { command: ["true"] } } });
     expect(notExternal.code).toBe(1);
-    expect(notExternal.stderr).toContain("scanTypes[0]: container scans are run by the service itself; set SCAN_ENGINES=container:external to hand them to agents");
-    const reader = await runAgent({ executors: { sast: { command: ["true"] } } }, { APPSEC_TOKEN: await t.token(["scans:read"]) });
+    expect(notExternal.stderr).toContain(
+      "scanTypes[0]: container scans are run by the service itself; set SCAN_ENGINES=container:external to hand them to agents",
+    );
+    const reader = await runAgent(
+      { executors: { sast: { command: ["true"] } } },
+      { APPSEC_TOKEN: await t.token(["scans:read"]) },
+    );
     expect(reader.code).toBe(1);
     expect(reader.stderr).toContain("claim: 403");
   });

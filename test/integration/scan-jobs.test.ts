@@ -20,13 +20,18 @@ afterAll(() => t.close());
 let n = 0;
 const newApplication = async (extra: Record<string, unknown> = {}) =>
   (await t.request("POST", "/applications", { body: { name: `jobs-${++n}`, ...extra } })).body.id as string;
-const trigger = async (app: string, scanType = "sast") => (await t.request("POST", `/applications/${app}/scans`, { body: { scanType } })).body;
+const trigger = async (app: string, scanType = "sast") =>
+  (await t.request("POST", `/applications/${app}/scans`, { body: { scanType } })).body;
 const claim = (body: Record<string, unknown> = {}, options: { token?: string; query?: string } = {}) =>
-  t.request("POST", `/scan-jobs/claim${options.query ?? ""}`, { token: options.token ?? agentToken, body: { scanTypes: ["sast"], agent: "runner-a", ...body } });
+  t.request("POST", `/scan-jobs/claim${options.query ?? ""}`, {
+    token: options.token ?? agentToken,
+    body: { scanTypes: ["sast"], agent: "runner-a", ...body },
+  });
 const scanRow = (id: string) => t.app.db.prisma.scan.findUniqueOrThrow({ where: { id } });
 const eventsOf = (app: string, type: string) => t.app.db.prisma.event.count({ where: { applicationId: app, type } });
 /** As if the lease had lapsed a second ago (leases are 30 s at least; no test waits that long). */
-const lapse = (id: string) => t.app.db.prisma.$executeRaw`UPDATE scans SET lease_expires_at = now() - interval '1 second' WHERE id = ${id}::uuid`;
+const lapse = (id: string) =>
+  t.app.db.prisma.$executeRaw`UPDATE scans SET lease_expires_at = now() - interval '1 second' WHERE id = ${id}::uuid`;
 /** Claims until the queue has none of `types` left (other tests' leftovers), releasing nothing. */
 const drainQueue = async (types: string[]) => {
   while ((await claim({ scanTypes: types }, { token: await t.token(["scans:run"], "drain") })).status === 200);
@@ -34,10 +39,24 @@ const drainQueue = async (types: string[]) => {
 const sarif = (results: { rule: string; file: string; line: number }[]) =>
   JSON.stringify({
     version: "2.1.0",
-    runs: [{ tool: { driver: { name: "Semgrep", version: "1.99.0" } }, results: results.map((r) => ({ ruleId: r.rule, level: "error", message: { text: r.rule }, locations: [{ physicalLocation: { artifactLocation: { uri: r.file }, region: { startLine: r.line } } }] })) }],
+    runs: [
+      {
+        tool: { driver: { name: "Semgrep", version: "1.99.0" } },
+        results: results.map((r) => ({
+          ruleId: r.rule,
+          level: "error",
+          message: { text: r.rule },
+          locations: [{ physicalLocation: { artifactLocation: { uri: r.file }, region: { startLine: r.line } } }],
+        })),
+      },
+    ],
   });
 const report = (app: string, scan: string, token: string, query = "") =>
-  t.request("POST", `/applications/${app}/scans/${scan}/report${query}`, { token, rawBody: sarif([{ rule: "js/sqli", file: "src/db.js", line: 7 }]), headers: { "content-type": "application/sarif+json" } });
+  t.request("POST", `/applications/${app}/scans/${scan}/report${query}`, {
+    token,
+    rawBody: sarif([{ rule: "js/sqli", file: "src/db.js", line: 7 }]),
+    headers: { "content-type": "application/sarif+json" },
+  });
 
 describe("claiming", () => {
   beforeEach(() => drainQueue(["sast", "sca"]));
@@ -82,7 +101,11 @@ describe("claiming", () => {
     ];
     for (const [body, query, path] of cases) {
       const res = await claim(body, { query });
-      expect([JSON.stringify(body) + query, res.status, res.headers.get("content-type")]).toEqual([JSON.stringify(body) + query, 400, "application/problem+json"]);
+      expect([JSON.stringify(body) + query, res.status, res.headers.get("content-type")]).toEqual([
+        JSON.stringify(body) + query,
+        400,
+        "application/problem+json",
+      ]);
       expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
     const dast = await claim({ scanTypes: ["dast"] });
@@ -99,7 +122,11 @@ describe("claiming", () => {
     const app = await newApplication();
     const waiting = claim({}, { query: "?waitSeconds=30" });
     // The claim is waiting once the service listens for queued scans.
-    await eventually(async () => (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%'")).rowCount);
+    await eventually(
+      async () =>
+        (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%'"))
+          .rowCount,
+    );
     const queuedAt = Date.now();
     const scan = await trigger(app);
     const res = await waiting;
@@ -110,8 +137,18 @@ describe("claiming", () => {
 
   it("a long poll is answered 204 at once when the service stops, and does not hold up its shutdown", async () => {
     const other = await startTestApp({ SCAN_ENGINES: "sast:external" });
-    const waiting = other.request("POST", "/scan-jobs/claim?waitSeconds=30", { token: agentToken, body: { scanTypes: ["sast"], agent: "a" } });
-    await eventually(async () => (await other.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%' AND datname = current_database()")).rowCount);
+    const waiting = other.request("POST", "/scan-jobs/claim?waitSeconds=30", {
+      token: agentToken,
+      body: { scanTypes: ["sast"], agent: "a" },
+    });
+    await eventually(
+      async () =>
+        (
+          await other.app.db.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%' AND datname = current_database()",
+          )
+        ).rowCount,
+    );
     const stoppedAt = Date.now();
     const [res] = await Promise.all([waiting, other.close()]);
     expect(res.status).toBe(204);
@@ -138,7 +175,9 @@ describe("claiming", () => {
     expect(new Set([...a, ...b]).size).toBe(200);
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
-    const running = await t.app.db.prisma.scan.count({ where: { id: { in: queued }, status: "running", runAttempts: 1 } });
+    const running = await t.app.db.prisma.scan.count({
+      where: { id: { in: queued }, status: "running", runAttempts: 1 },
+    });
     expect(running).toBe(200);
   }, 60_000);
 });
@@ -157,12 +196,15 @@ describe("a claimed scan", () => {
   });
 
   it("heartbeats extend its lease by its length, with or without the leaseId; 409 once it is finished", async () => {
-    await t.app.db.prisma.$executeRaw`UPDATE scans SET lease_expires_at = now() + interval '5 seconds' WHERE id = ${scanId}::uuid`;
+    await t.app.db.prisma
+      .$executeRaw`UPDATE scans SET lease_expires_at = now() + interval '5 seconds' WHERE id = ${scanId}::uuid`;
     const beat = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken });
     expect(beat.status).toBe(200);
     expect(Date.parse(beat.body.leaseExpiresAt)).toBeGreaterThan(Date.now() + 55_000);
     expect((await scanRow(scanId)).leaseExpiresAt!.toISOString()).toBe(beat.body.leaseExpiresAt);
-    expect((await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body: { leaseId } })).status).toBe(200);
+    expect(
+      (await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body: { leaseId } })).status,
+    ).toBe(200);
 
     expect((await report(app, scanId, agentToken)).status).toBe(202);
     const late = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken });
@@ -173,12 +215,21 @@ describe("a claimed scan", () => {
 
   it("answers 409 to another agent, another claim's leaseId and a lapsed lease; 404 to unknown ids; 400 to bad bodies", async () => {
     const other = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: otherAgentToken });
-    expect([other.status, other.body.detail]).toEqual([409, "The scan's lease is held by another claim: this one was lost"]);
-    const stale = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body: { leaseId: "0190a8c6-0000-4000-8000-000000000000" } });
+    expect([other.status, other.body.detail]).toEqual([
+      409,
+      "The scan's lease is held by another claim: this one was lost",
+    ]);
+    const stale = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, {
+      token: agentToken,
+      body: { leaseId: "0190a8c6-0000-4000-8000-000000000000" },
+    });
     expect(stale.status).toBe(409);
     for (const id of ["0190a8c6-0000-7000-8000-000000000000", "not-a-scan"]) {
-      for (const op of ["heartbeat", "release"]) expect((await t.request("POST", `/scan-jobs/${id}/${op}`, { token: agentToken })).status).toBe(404);
-      expect((await t.request("POST", `/scan-jobs/${id}/fail`, { token: agentToken, body: { reason: "x" } })).status).toBe(404);
+      for (const op of ["heartbeat", "release"])
+        expect((await t.request("POST", `/scan-jobs/${id}/${op}`, { token: agentToken })).status).toBe(404);
+      expect(
+        (await t.request("POST", `/scan-jobs/${id}/fail`, { token: agentToken, body: { reason: "x" } })).status,
+      ).toBe(404);
     }
     for (const body of [{ leaseId: "nope" }, { extra: 1 }, [1]]) {
       const res = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body });
@@ -189,7 +240,10 @@ describe("a claimed scan", () => {
     }
     await lapse(scanId);
     const lapsed = await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken });
-    expect([lapsed.status, lapsed.body.detail]).toEqual([409, "The scan's lease expired: it is lost, and the scan goes back to the queue"]);
+    expect([lapsed.status, lapsed.body.detail]).toEqual([
+      409,
+      "The scan's lease expired: it is lost, and the scan goes back to the queue",
+    ]);
   });
 
   it("fails with the agent's reason: failed, failure.reason, scan.failed", async () => {
@@ -201,7 +255,9 @@ describe("a claimed scan", () => {
     expect((await t.request("GET", `/applications/${app}/scans/${scanId}`)).body.failure).toEqual({ reason });
     expect(await eventsOf(app, "scan.failed")).toBe(1);
     expect(await scanRow(scanId)).toMatchObject({ agent: null, leaseOwner: null, leaseId: null });
-    expect((await t.request("POST", `/scan-jobs/${scanId}/fail`, { token: agentToken, body: { reason } })).status).toBe(409);
+    expect((await t.request("POST", `/scan-jobs/${scanId}/fail`, { token: agentToken, body: { reason } })).status).toBe(
+      409,
+    );
   });
 
   it("is handed back by release: queued for anyone at once, the claim not counted", async () => {
@@ -214,7 +270,9 @@ describe("a claimed scan", () => {
     expect(again.body.scan.id).toBe(scanId);
     expect(again.body.leaseId).not.toBe(leaseId);
     // The first claim's id no longer fences anything: the scan is another claim's now.
-    expect((await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body: { leaseId } })).status).toBe(409);
+    expect(
+      (await t.request("POST", `/scan-jobs/${scanId}/heartbeat`, { token: agentToken, body: { leaseId } })).status,
+    ).toBe(409);
   });
 });
 
@@ -227,7 +285,12 @@ describe("the report completing a claimed scan", () => {
     const { leaseId } = (await claim()).body;
     const res = await report(app, scan.id, agentToken, `?leaseId=${leaseId}`);
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ id: scan.id, status: "completed", summary: { totalFindings: 1, high: 1 }, source: { kind: "report", tool: "Semgrep" } });
+    expect(res.body).toMatchObject({
+      id: scan.id,
+      status: "completed",
+      summary: { totalFindings: 1, high: 1 },
+      source: { kind: "report", tool: "Semgrep" },
+    });
     expect(await eventsOf(app, "scan.started")).toBe(1);
     expect(await eventsOf(app, "scan.completed")).toBe(1);
     expect(await scanRow(scan.id)).toMatchObject({ agent: null, leaseOwner: null, leaseExpiresAt: null });
@@ -241,10 +304,15 @@ describe("the report completing a claimed scan", () => {
     const notMine = await report(app, scan.id, agentToken);
     expect([notMine.status, notMine.body.code]).toEqual([409, "conflict"]);
     const unclaimed = await report(app, queued.id, agentToken);
-    expect([unclaimed.status, unclaimed.body.detail]).toEqual([409, "The scan is queued: no agent holds it (its lease lapsed or was released); claim it again"]);
+    expect([unclaimed.status, unclaimed.body.detail]).toEqual([
+      409,
+      "The scan is queued: no agent holds it (its lease lapsed or was released); claim it again",
+    ]);
     const reader = await report(app, scan.id, await t.token(["scans:read"]));
     expect(reader.status).toBe(403);
-    expect(reader.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="scans:write scans:run"');
+    expect(reader.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_scope", scope="scans:write scans:run"',
+    );
     // CI's token (scans:write) completes any external scan, held by an agent or still queued.
     expect((await report(app, scan.id, await t.token(["scans:write"]))).status).toBe(202);
     expect((await report(app, queued.id, await t.token(["scans:write"]))).status).toBe(202);
@@ -269,7 +337,9 @@ describe("lapsed leases", () => {
       expect(row.startedAt === null).toBe(strike < 3);
     }
     const failed = (await t.request("GET", `/applications/${app}/scans/${scan.id}`)).body;
-    expect(failed.failure).toEqual({ reason: "No agent finished the scan: its lease expired 3 times (last held by agent 'crashing-3')" });
+    expect(failed.failure).toEqual({
+      reason: "No agent finished the scan: its lease expired 3 times (last held by agent 'crashing-3')",
+    });
     expect(await eventsOf(app, "scan.failed")).toBe(1);
     expect(await eventsOf(app, "scan.started")).toBe(3);
     expect((await claim()).status).toBe(204);
@@ -291,7 +361,13 @@ describe("lapsed leases", () => {
     await claim();
     await lapse(scan.id);
     // An instance configured without SCAN_ENGINES, claiming as the runner does.
-    const taken = await claimScans(t.app.db.prisma, { owner: "misconfigured", leaseMs: 30_000, limit: 10, maxAttempts: 3, externalScanTypes: [] });
+    const taken = await claimScans(t.app.db.prisma, {
+      owner: "misconfigured",
+      leaseMs: 30_000,
+      limit: 10,
+      maxAttempts: 3,
+      externalScanTypes: [],
+    });
     expect(taken.map((s) => s.id)).not.toContain(scan.id);
     await t.app.scanRunner.runOnce();
     expect(await scanRow(scan.id)).toMatchObject({ status: "queued", sourceTool: "external", leaseOwner: null });
@@ -306,7 +382,10 @@ describe("lapsed leases", () => {
     await claim({ scanTypes: ["sca"] });
     await claim({ scanTypes: ["sca"] });
     const longAgo = new Date(Date.now() - 2 * 3_600_000);
-    await t.app.db.prisma.scan.updateMany({ where: { id: { in: [held.id, lapsing.id] } }, data: { createdAt: longAgo } });
+    await t.app.db.prisma.scan.updateMany({
+      where: { id: { in: [held.id, lapsing.id] } },
+      data: { createdAt: longAgo },
+    });
     await lapse(lapsing.id);
     await t.app.scanRunner.runOnce();
     expect((await scanRow(held.id)).status).toBe("running");

@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 let n = 0;
-const newApplication = async () => (await t.request("POST", "/applications", { body: { name: `reports-${++n}` } })).body.id as string;
+const newApplication = async () =>
+  (await t.request("POST", "/applications", { body: { name: `reports-${++n}` } })).body.id as string;
 
 interface SarifResultSpec {
   rule: string;
@@ -23,8 +24,16 @@ interface SarifResultSpec {
 /** A SARIF 2.1.0 log as a SAST tool writes it: rules with CWE tags and security-severity, results with fingerprints. */
 function sarif(tool: string, results: SarifResultSpec[], version = "1.2.3") {
   const rules = [
-    { id: "js/sql-injection", shortDescription: { text: "SQL query built from user input" }, properties: { tags: ["security", "external/cwe/cwe-089"], "security-severity": "8.8" } },
-    { id: "js/reflected-xss", shortDescription: { text: "Reflected cross-site scripting" }, properties: { tags: ["security", "external/cwe/cwe-079", "external/cwe/cwe-116"], "security-severity": "6.1" } },
+    {
+      id: "js/sql-injection",
+      shortDescription: { text: "SQL query built from user input" },
+      properties: { tags: ["security", "external/cwe/cwe-089"], "security-severity": "8.8" },
+    },
+    {
+      id: "js/reflected-xss",
+      shortDescription: { text: "Reflected cross-site scripting" },
+      properties: { tags: ["security", "external/cwe/cwe-079", "external/cwe/cwe-116"], "security-severity": "6.1" },
+    },
     { id: "js/weak-hash", shortDescription: { text: "Weak hash" }, defaultConfiguration: { level: "note" } },
   ];
   return {
@@ -53,13 +62,22 @@ const upload = (app: string, report: unknown, options: { query?: string; type?: 
     ...(options.token && { token: options.token }),
   });
 
-const vulnerabilitiesOf = async (app: string) => (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as any[];
-const eventsOf = async (app: string, type: string) => t.app.db.prisma.event.count({ where: { applicationId: app, type } });
+const vulnerabilitiesOf = async (app: string) =>
+  (await t.request("GET", `/applications/${app}/vulnerabilities?limit=500`)).body as any[];
+const eventsOf = async (app: string, type: string) =>
+  t.app.db.prisma.event.count({ where: { applicationId: app, type } });
 
 describe("uploading a SARIF report", () => {
   it("records a completed scan with the report's tool and its findings, field by field", async () => {
     const app = await newApplication();
-    const res = await upload(app, sarif("Semgrep", [{ rule: "js/sql-injection", file: "src/db.js", line: 42 }, { rule: "js/reflected-xss", file: "src/view.js", line: 7 }]), { query: "?triggeredBy=ci-job-17" });
+    const res = await upload(
+      app,
+      sarif("Semgrep", [
+        { rule: "js/sql-injection", file: "src/db.js", line: 42 },
+        { rule: "js/reflected-xss", file: "src/view.js", line: 7 },
+      ]),
+      { query: "?triggeredBy=ci-job-17" },
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get("location")).toBe(`/applications/${app}/scans/${res.body.id}`);
     expect(res.body).toMatchObject({
@@ -74,9 +92,23 @@ describe("uploading a SARIF report", () => {
 
     const vulns = await vulnerabilitiesOf(app);
     const sqli = vulns.find((v) => v.cwe === "CWE-89");
-    expect(sqli).toMatchObject({ scanId: res.body.id, scanType: "sast", severity: "high", cvssScore: 8.8, cve: null, title: "SQL query built from user input", location: "src/db.js:42", status: "open", tool: "Semgrep" });
+    expect(sqli).toMatchObject({
+      scanId: res.body.id,
+      scanType: "sast",
+      severity: "high",
+      cvssScore: 8.8,
+      cve: null,
+      title: "SQL query built from user input",
+      location: "src/db.js:42",
+      status: "open",
+      tool: "Semgrep",
+    });
     expect(sqli.description).toContain("“unicode” ✓");
-    expect(vulns.find((v) => v.location === "src/view.js:7")).toMatchObject({ severity: "medium", cvssScore: 6.1, cwe: "CWE-79" });
+    expect(vulns.find((v) => v.location === "src/view.js:7")).toMatchObject({
+      severity: "medium",
+      cvssScore: 6.1,
+      cwe: "CWE-79",
+    });
     expect(await eventsOf(app, "scan.started")).toBe(1);
     expect(await eventsOf(app, "scan.completed")).toBe(1);
     expect(await eventsOf(app, "vulnerability.created")).toBe(2);
@@ -84,9 +116,14 @@ describe("uploading a SARIF report", () => {
 
   it("creates nothing on re-upload, resolves what a later report no longer lists, and leaves other tools' findings alone", async () => {
     const app = await newApplication();
-    const both = [{ rule: "js/sql-injection", file: "a.js", line: 1 }, { rule: "js/reflected-xss", file: "b.js", line: 2 }];
+    const both = [
+      { rule: "js/sql-injection", file: "a.js", line: 1 },
+      { rule: "js/reflected-xss", file: "b.js", line: 2 },
+    ];
     expect((await upload(app, sarif("Semgrep", both))).status).toBe(202);
-    expect((await upload(app, sarif("CodeQL", [{ rule: "js/sql-injection", file: "c.js", line: 3 }]))).status).toBe(202);
+    expect((await upload(app, sarif("CodeQL", [{ rule: "js/sql-injection", file: "c.js", line: 3 }]))).status).toBe(
+      202,
+    );
     // The built-in engine's sast findings, under tool `simulator`.
     expect((await t.request("POST", `/applications/${app}/scans`, { body: { scanType: "sast" } })).status).toBe(202);
     while ((await t.app.scanRunner.runOnce()) > 0);
@@ -125,7 +162,12 @@ describe("uploading a SARIF report", () => {
       totalCount: 1,
       edges: [{ node: { tool: "Semgrep", location: "a.js:1" } }],
     });
-    expect(gql.body.data.application.scans.edges[0].node.source).toEqual({ kind: "REPORT", format: "SARIF", tool: "Semgrep", toolVersion: "1.2.3" });
+    expect(gql.body.data.application.scans.edges[0].node.source).toEqual({
+      kind: "REPORT",
+      format: "SARIF",
+      tool: "Semgrep",
+      toolVersion: "1.2.3",
+    });
     expect(gql.body.data.vulnerabilities.totalCount).toBe(after.filter((v) => v.tool === "simulator").length);
     expect(gql.body.data.vulnerabilities.totalCount).toBeGreaterThan(0);
   });
@@ -135,7 +177,11 @@ describe("uploading a SARIF report", () => {
     const body = gzipSync(JSON.stringify(sarif("Trivy", [{ rule: "js/weak-hash", file: "Dockerfile", line: 1 }])));
     const res = await fetch(`${t.baseUrl}/applications/${app}/scan-reports?scanType=container`, {
       method: "POST",
-      headers: { authorization: `Bearer ${await t.token()}`, "content-type": "application/json", "content-encoding": "gzip" },
+      headers: {
+        authorization: `Bearer ${await t.token()}`,
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      },
       body,
     });
     expect(res.status).toBe(202);
@@ -146,7 +192,11 @@ describe("uploading a SARIF report", () => {
 describe("a report larger than a batch of findings", () => {
   // 12,000 results on 6,000 files: result i and result i + 6,000 are the same finding, more than a
   // batch (5,000) apart in the stream of findings.
-  const results = Array.from({ length: 12_000 }, (_, i) => ({ rule: "js/sql-injection", file: `src/f${i % 6_000}.js`, line: 1 }));
+  const results = Array.from({ length: 12_000 }, (_, i) => ({
+    rule: "js/sql-injection",
+    file: `src/f${i % 6_000}.js`,
+    line: 1,
+  }));
   const vulnerabilityCount = (app: string) => t.app.db.prisma.vulnerability.count({ where: { applicationId: app } });
 
   it("counts a finding reported in two batches once, and creates nothing when uploaded again", async () => {
@@ -183,10 +233,23 @@ describe("bad uploads", () => {
   it.each([
     ["not JSON", "{", 400, "malformed_json"],
     ["no known format", JSON.stringify({ hello: "world" }), 400, "validation_failed"],
-    ["a lone surrogate", '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x\\udfff"}}}]}', 400, "validation_failed"],
-    ["nesting 10,000 levels deep", `{"version":"2.1.0","runs":${"[".repeat(10_000)}${"]".repeat(10_000)}}`, 400, "validation_failed"],
+    [
+      "a lone surrogate",
+      '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x\\udfff"}}}]}',
+      400,
+      "validation_failed",
+    ],
+    [
+      "nesting 10,000 levels deep",
+      `{"version":"2.1.0","runs":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+      400,
+      "validation_failed",
+    ],
   ])("%s is a 400", async (_what, rawBody, status, code) => {
-    const res = await t.request("POST", `/applications/${app}/scan-reports`, { rawBody, headers: { "content-type": "application/json" } });
+    const res = await t.request("POST", `/applications/${app}/scan-reports`, {
+      rawBody,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe(code);
   });
@@ -201,13 +264,19 @@ describe("bad uploads", () => {
       rawBody: '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x\\udfff"}}}]}',
       headers: { "content-type": "application/json" },
     });
-    expect(lone.body.errors).toEqual([{ path: "/runs/0/tool/driver/name", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    expect(lone.body.errors).toEqual([
+      { path: "/runs/0/tool/driver/name", message: expect.stringContaining("lone UTF-16 surrogate") },
+    ]);
   });
 
   it("refuses an unknown format or scanType by name", async () => {
     const report = sarif("Semgrep", []);
-    expect((await upload(app, report, { query: "?format=pdf" })).body.errors).toEqual([{ path: "format", message: expect.any(String) }]);
-    expect((await upload(app, report, { query: "?scanType=fuzz" })).body.errors).toEqual([expect.objectContaining({ path: "scanType" })]);
+    expect((await upload(app, report, { query: "?format=pdf" })).body.errors).toEqual([
+      { path: "format", message: expect.any(String) },
+    ]);
+    expect((await upload(app, report, { query: "?scanType=fuzz" })).body.errors).toEqual([
+      expect.objectContaining({ path: "scanType" }),
+    ]);
   });
 
   it("answers 415 to other media types, 413 above 50 MiB (compressed or not), 404 and 403 as any write", async () => {
@@ -216,7 +285,11 @@ describe("bad uploads", () => {
     const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024 + 1, " "));
     const res = await fetch(`${t.baseUrl}/applications/${app}/scan-reports`, {
       method: "POST",
-      headers: { authorization: `Bearer ${await t.token()}`, "content-type": "application/json", "content-encoding": "gzip" },
+      headers: {
+        authorization: `Bearer ${await t.token()}`,
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      },
       body: bomb,
     });
     expect(res.status).toBe(413);
@@ -227,7 +300,10 @@ describe("bad uploads", () => {
   it("accepts exactly 50 MiB", async () => {
     const text = JSON.stringify(sarif("Semgrep", []));
     const padded = text + " ".repeat(50 * 1024 * 1024 - Buffer.byteLength(text));
-    const res = await t.request("POST", `/applications/${app}/scan-reports`, { rawBody: padded, headers: { "content-type": "application/sarif+json" } });
+    const res = await t.request("POST", `/applications/${app}/scan-reports`, {
+      rawBody: padded,
+      headers: { "content-type": "application/sarif+json" },
+    });
     expect(res.status).toBe(202);
   });
 });
@@ -235,14 +311,23 @@ describe("bad uploads", () => {
 describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
   let ext: TestApp;
   beforeAll(async () => {
-    ext = await startTestApp({ SCAN_DURATION_MS: "0", SCAN_ENGINES: "sast:external", SCAN_EXTERNAL_TIMEOUT_MS: "60000" });
+    ext = await startTestApp({
+      SCAN_DURATION_MS: "0",
+      SCAN_ENGINES: "sast:external",
+      SCAN_EXTERNAL_TIMEOUT_MS: "60000",
+    });
   });
   afterAll(() => ext.close());
 
-  const appOn = async () => (await ext.request("POST", "/applications", { body: { name: `external-${++n}` } })).body.id as string;
-  const trigger = async (app: string, scanType = "sast") => ext.request("POST", `/applications/${app}/scans`, { body: { scanType } });
+  const appOn = async () =>
+    (await ext.request("POST", "/applications", { body: { name: `external-${++n}` } })).body.id as string;
+  const trigger = async (app: string, scanType = "sast") =>
+    ext.request("POST", `/applications/${app}/scans`, { body: { scanType } });
   const report = (app: string, scanId: string, body: unknown) =>
-    ext.request("POST", `/applications/${app}/scans/${scanId}/report`, { rawBody: JSON.stringify(body), headers: { "content-type": "application/sarif+json" } });
+    ext.request("POST", `/applications/${app}/scans/${scanId}/report`, {
+      rawBody: JSON.stringify(body),
+      headers: { "content-type": "application/sarif+json" },
+    });
   const drain = async () => {
     while ((await ext.app.scanRunner.runOnce()) > 0);
   };
@@ -252,13 +337,20 @@ describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
     const app = await appOn();
     const triggered = await trigger(app);
     expect(triggered.status).toBe(202);
-    expect(triggered.body).toMatchObject({ status: "queued", source: { kind: "report", format: null, tool: "external", toolVersion: null } });
+    expect(triggered.body).toMatchObject({
+      status: "queued",
+      source: { kind: "report", format: null, tool: "external", toolVersion: null },
+    });
     await drain();
     expect((await ext.request("GET", `/applications/${app}/scans/${triggered.body.id}`)).body.status).toBe("queued");
     // While it waits, it is the application's active sast scan.
     expect((await trigger(app)).status).toBe(409);
 
-    const res = await report(app, triggered.body.id, sarif("Semgrep", [{ rule: "js/sql-injection", file: "src/db.js", line: 42 }]));
+    const res = await report(
+      app,
+      triggered.body.id,
+      sarif("Semgrep", [{ rule: "js/sql-injection", file: "src/db.js", line: 42 }]),
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get("location")).toBe(`/applications/${app}/scans/${triggered.body.id}`);
     expect(res.body).toMatchObject({
@@ -269,7 +361,9 @@ describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
       source: { kind: "report", format: "sarif", tool: "Semgrep", toolVersion: "1.2.3" },
     });
     const vulns = (await ext.request("GET", `/applications/${app}/vulnerabilities`)).body as any[];
-    expect(vulns).toEqual([expect.objectContaining({ scanId: triggered.body.id, location: "src/db.js:42", tool: "Semgrep" })]);
+    expect(vulns).toEqual([
+      expect.objectContaining({ scanId: triggered.body.id, location: "src/db.js:42", tool: "Semgrep" }),
+    ]);
     expect(await events(app, "scan.started")).toBe(1);
     expect(await events(app, "scan.completed")).toBe(1);
   });
@@ -288,7 +382,10 @@ describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toContain("SCAN_ENGINES");
     await drain();
-    expect((await ext.request("GET", `/applications/${app}/scans/${dast.body.id}`)).body).toMatchObject({ status: "completed", source: { kind: "engine", tool: "simulator" } });
+    expect((await ext.request("GET", `/applications/${app}/scans/${dast.body.id}`)).body).toMatchObject({
+      status: "completed",
+      source: { kind: "engine", tool: "simulator" },
+    });
   });
 
   it("refuses a report of another scan type, and answers 404 for another application's scan", async () => {
@@ -310,10 +407,15 @@ describe("a triggered scan completed by CI's report (SCAN_ENGINES)", () => {
     const app2 = await appOn();
     const onTime = await trigger(app2);
     // As if queued 61 s ago: the timeout is 60 s.
-    await ext.app.db.prisma.scan.update({ where: { id: late.body.id }, data: { createdAt: new Date(Date.now() - 61_000) } });
+    await ext.app.db.prisma.scan.update({
+      where: { id: late.body.id },
+      data: { createdAt: new Date(Date.now() - 61_000) },
+    });
     await drain();
     expect((await ext.request("GET", `/applications/${app}/scans/${late.body.id}`)).body.status).toBe("failed");
-    expect((await ext.app.db.prisma.scan.findUniqueOrThrow({ where: { id: late.body.id } })).error).toContain("SCAN_EXTERNAL_TIMEOUT_MS");
+    expect((await ext.app.db.prisma.scan.findUniqueOrThrow({ where: { id: late.body.id } })).error).toContain(
+      "SCAN_EXTERNAL_TIMEOUT_MS",
+    );
     expect(await events(app, "scan.failed")).toBe(1);
     expect((await ext.request("GET", `/applications/${app2}/scans/${onTime.body.id}`)).body.status).toBe("queued");
     expect((await report(app, late.body.id, sarif("Semgrep", []))).status).toBe(409);

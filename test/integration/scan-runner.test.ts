@@ -36,7 +36,9 @@ const scanRow = (id: string) => prisma().scan.findUniqueOrThrow({ where: { id } 
 const eventsOf = (applicationId: string, type?: string) =>
   prisma().event.findMany({ where: { applicationId, ...(type && { type }) }, orderBy: { occurredAt: "asc" } });
 const vulnsOf = (applicationId: string) =>
-  prisma().vulnerability.findMany({ where: { applicationId } }).then((vs) => new Map(vs.map((v) => [v.fingerprint, v])));
+  prisma()
+    .vulnerability.findMany({ where: { applicationId } })
+    .then((vs) => new Map(vs.map((v) => [v.fingerprint, v])));
 
 // Each test queues scans on its own application; every runner here only sees those because the
 // previous tests drained theirs (runOnce runs what it claims to the end).
@@ -45,7 +47,11 @@ describe("recording findings", () => {
   it("dedups rescans, auto-resolves what a scan of the type no longer reports, reopens, keeps accepted", async () => {
     const appId = await newApplication();
     let script: Finding[] = [];
-    const r = runner(scriptedEngine("sast", () => script), {}, scriptedEngine("dast", () => []));
+    const r = runner(
+      scriptedEngine("sast", () => script),
+      {},
+      scriptedEngine("dast", () => []),
+    );
 
     script = [finding("a", "low"), finding("b", "high"), finding("c", "medium"), finding("d", "critical")];
     const scan1 = await queueScan(appId);
@@ -73,7 +79,9 @@ describe("recording findings", () => {
     expect(vulns.get("fp-c")!.status).toBe("accepted");
     expect(vulns.get("fp-a")!.lastSeenScanId).toBe(scan2);
     const resolved = await eventsOf(appId, "vulnerability.resolved");
-    expect(resolved.map((e) => (e.data as { id: string }).id).sort()).toEqual([vulns.get("fp-b")!.id, vulns.get("fp-d")!.id].sort());
+    expect(resolved.map((e) => (e.data as { id: string }).id).sort()).toEqual(
+      [vulns.get("fp-b")!.id, vulns.get("fp-d")!.id].sort(),
+    );
     expect(resolved[0]!.data).toEqual({
       id: expect.any(String),
       severity: expect.any(String),
@@ -112,7 +120,13 @@ describe("recording findings", () => {
     const events = (await eventsOf(appId)).filter((e) => e.type.startsWith("scan."));
     expect(events.map((e) => e.type)).toEqual(["scan.started", "scan.completed"]);
     const scan = await scanRow(scanId);
-    expect(events[0]!.data).toMatchObject({ id: scanId, status: "running", completedAt: null, summary: null, startedAt: scan.startedAt!.toISOString() });
+    expect(events[0]!.data).toMatchObject({
+      id: scanId,
+      status: "running",
+      completedAt: null,
+      summary: null,
+      startedAt: scan.startedAt!.toISOString(),
+    });
     expect(events[1]!.data).toEqual({
       id: scanId,
       applicationId: appId,
@@ -138,8 +152,14 @@ describe("recording findings", () => {
     expect(failed[0]!.data).toMatchObject({ id: scanId, status: "failed", summary: null });
     const res = await t.request("GET", `/applications/${appId}/scans/${scanId}`);
     expect(res.body).toMatchObject({ status: "failed", failure: { reason: "engine exploded" } });
-    const viaGraphql = await gql(t, `query ($id: ID!) { application(id: $id) { scans { edges { node { status failure { reason } } } } } }`, { id: appId });
-    expect(viaGraphql.body.data.application.scans.edges).toEqual([{ node: { status: "FAILED", failure: { reason: "engine exploded" } } }]);
+    const viaGraphql = await gql(
+      t,
+      `query ($id: ID!) { application(id: $id) { scans { edges { node { status failure { reason } } } } } }`,
+      { id: appId },
+    );
+    expect(viaGraphql.body.data.application.scans.edges).toEqual([
+      { node: { status: "FAILED", failure: { reason: "engine exploded" } } },
+    ]);
     await queueScan(appId);
     await runner(failingEngine("sast")).runOnce();
   });
@@ -162,7 +182,13 @@ describe("transactional outbox", () => {
     try {
       await r.runOnce();
       const scan = await scanRow(scanId);
-      expect(scan).toMatchObject({ status: "running", summary: null, completedAt: null, leaseOwner: null, runAttempts: 1 });
+      expect(scan).toMatchObject({
+        status: "running",
+        summary: null,
+        completedAt: null,
+        leaseOwner: null,
+        runAttempts: 1,
+      });
       expect((await eventsOf(appId)).map((e) => e.type)).toEqual(["scan.started"]);
       expect((await vulnsOf(appId)).size).toBe(0);
     } finally {
@@ -223,7 +249,9 @@ describe("leases", () => {
     const firstExpiry = (await scanRow(scanId)).leaseExpiresAt!;
     // Wait (bounded) until the first lease would have lapsed by the database's clock.
     await eventually(async () => {
-      const [row] = await prisma().$queryRaw<{ lapsed: boolean }[]>`SELECT now() > ${firstExpiry}::timestamptz + interval '100 ms' AS lapsed`;
+      const [row] = await prisma().$queryRaw<
+        { lapsed: boolean }[]
+      >`SELECT now() > ${firstExpiry}::timestamptz + interval '100 ms' AS lapsed`;
       return row!.lapsed;
     });
     expect((await scanRow(scanId)).leaseExpiresAt!.getTime()).toBeGreaterThan(firstExpiry.getTime());
@@ -237,7 +265,9 @@ describe("leases", () => {
     const appId = await newApplication();
     const scanId = await queueScan(appId);
     for (let i = 0; i < 3; i++) {
-      expect(await claimScans(prisma(), { owner: `dead-${i}`, leaseMs: 30_000, limit: 10, maxAttempts: 3 })).toHaveLength(1);
+      expect(
+        await claimScans(prisma(), { owner: `dead-${i}`, leaseMs: 30_000, limit: 10, maxAttempts: 3 }),
+      ).toHaveLength(1);
       // Time passes: the lease lapses.
       await prisma().scan.update({ where: { id: scanId }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
     }
@@ -257,7 +287,12 @@ describe("leases", () => {
     await eventually(async () => slow.started.length > 0);
     await a.stop();
     await aRun;
-    expect(await scanRow(scanId)).toMatchObject({ status: "running", leaseOwner: null, leaseExpiresAt: null, runAttempts: 0 });
+    expect(await scanRow(scanId)).toMatchObject({
+      status: "running",
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      runAttempts: 0,
+    });
     expect(await a.runOnce()).toBe(0); // a stopped runner takes nothing
 
     expect(await runner(scriptedEngine("sast", () => [finding("after-restart")])).runOnce()).toBe(1);
@@ -284,11 +319,21 @@ describe("leases", () => {
 describe("the background loop", () => {
   it("wakes on NOTIFY when a scan is queued and runs it", async () => {
     const appId = await newApplication();
-    const r = runner(scriptedEngine("sast", () => [finding("notified")]), { pool: t.app.db.pool, pollIntervalMs: 3_600_000 });
+    const r = runner(
+      scriptedEngine("sast", () => [finding("notified")]),
+      { pool: t.app.db.pool, pollIntervalMs: 3_600_000 },
+    );
     r.start();
     try {
       // Let the start-up round and the LISTEN settle, so only the NOTIFY can pick the scan up.
-      await eventually(async () => (await prisma().$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'`)[0]!.n > 0n);
+      await eventually(
+        async () =>
+          (
+            await prisma().$queryRaw<
+              { n: bigint }[]
+            >`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'`
+          )[0]!.n > 0n,
+      );
       const scanId = await queueScan(appId);
       await eventually(async () => (await scanRow(scanId)).status === "completed");
     } finally {
@@ -300,9 +345,16 @@ describe("the background loop", () => {
 describe("the background loop after its LISTEN connection is lost", () => {
   it("reconnects and wakes on NOTIFY again", async () => {
     const appId = await newApplication();
-    const r = runner(scriptedEngine("sast", () => [finding("renotified")]), { pool: t.app.db.pool, pollIntervalMs: 3_600_000 });
+    const r = runner(
+      scriptedEngine("sast", () => [finding("renotified")]),
+      { pool: t.app.db.pool, pollIntervalMs: 3_600_000 },
+    );
     const listeners = async () =>
-      (await prisma().$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE query LIKE ${`LISTEN ${SCAN_QUEUED_CHANNEL}%`}`).map((row) => row.pid);
+      (
+        await prisma().$queryRaw<
+          { pid: number }[]
+        >`SELECT pid FROM pg_stat_activity WHERE query LIKE ${`LISTEN ${SCAN_QUEUED_CHANNEL}%`}`
+      ).map((row) => row.pid);
     r.start();
     try {
       const [first] = await eventually(async () => ((await listeners()).length > 0 ? await listeners() : undefined));

@@ -72,7 +72,10 @@ describe("TriggerApplicationScan", () => {
 
   it("answers 400 for malformed JSON and for no body", async () => {
     const appId = await newApplication();
-    const bad = await t.request("POST", `/applications/${appId}/scans`, { rawBody: "{", headers: { "content-type": "application/json" } });
+    const bad = await t.request("POST", `/applications/${appId}/scans`, {
+      rawBody: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("malformed_json");
     expect((await t.request("POST", `/applications/${appId}/scans`)).status).toBe(400);
@@ -152,7 +155,22 @@ describe("scan lifecycle through REST", () => {
     expect(vulns.body.length).toBeGreaterThan(0);
     const v = vulns.body[0];
     expect(Object.keys(v)).toEqual(
-      expect.arrayContaining(["id", "applicationId", "scanId", "title", "description", "severity", "cwe", "cve", "cvssScore", "status", "introducedIn", "remediation", "createdAt", "updatedAt"]),
+      expect.arrayContaining([
+        "id",
+        "applicationId",
+        "scanId",
+        "title",
+        "description",
+        "severity",
+        "cwe",
+        "cve",
+        "cvssScore",
+        "status",
+        "introducedIn",
+        "remediation",
+        "createdAt",
+        "updatedAt",
+      ]),
     );
     expect(v.status).toBe("open");
     expect(v.cwe).toMatch(/^CWE-\d+$/);
@@ -191,7 +209,9 @@ describe("ListApplicationScans and GET scan", () => {
     const appId = await newApplication();
     const token = await t.token(["scans:write"]);
     expect((await t.request("GET", `/applications/${appId}/scans`, { token })).status).toBe(403);
-    expect((await t.request("GET", `/applications/${appId}/scans`, { token: await t.token(["scans:read"]) })).status).toBe(200);
+    expect(
+      (await t.request("GET", `/applications/${appId}/scans`, { token: await t.token(["scans:read"]) })).status,
+    ).toBe(200);
   });
 });
 
@@ -205,7 +225,10 @@ describe("ListApplicationVulnerabilities", () => {
   });
 
   it("filters by severity and status (AND)", async () => {
-    const all = (await t.request("GET", `/applications/${appId}/vulnerabilities`)).body as { severity: string; status: string }[];
+    const all = (await t.request("GET", `/applications/${appId}/vulnerabilities`)).body as {
+      severity: string;
+      status: string;
+    }[];
     for (const severity of ["low", "medium", "high", "critical"]) {
       const res = await t.request("GET", `/applications/${appId}/vulnerabilities?severity=${severity}&status=open`);
       expect(res.status).toBe(200);
@@ -221,11 +244,14 @@ describe("ListApplicationVulnerabilities", () => {
     expect(res.headers.get("link")).toMatch(/status=open/);
   });
 
-  it.each(["severity=severe", "severity=HIGH", "status=closed", "status=", "limit=501"])("answers 400 for %s", async (q) => {
-    const res = await t.request("GET", `/applications/${appId}/vulnerabilities?${q}`);
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe("validation_failed");
-  });
+  it.each(["severity=severe", "severity=HIGH", "status=closed", "status=", "limit=501"])(
+    "answers 400 for %s",
+    async (q) => {
+      const res = await t.request("GET", `/applications/${appId}/vulnerabilities?${q}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+    },
+  );
 
   it("answers 404 for unknown and malformed application ids, and needs vulnerabilities:read", async () => {
     expect((await t.request("GET", `/applications/${UNKNOWN_ID}/vulnerabilities`)).status).toBe(404);

@@ -57,9 +57,10 @@ it("keeps its connection between applies, and closes it a few seconds after the 
   const app = (await t.request("POST", "/applications", { body: { name: "warm-connection" } })).body.id as string;
   const backends = async () =>
     (
-      await t.app.db.pool.query<{ pid: number; state: string }>("SELECT pid, state FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()", [
-        APPLY_CONNECTION_NAME,
-      ])
+      await t.app.db.pool.query<{ pid: number; state: string }>(
+        "SELECT pid, state FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()",
+        [APPLY_CONNECTION_NAME],
+      )
     ).rows;
   await applied(t.app.db.pool, app);
   const [first, ...others] = await backends();

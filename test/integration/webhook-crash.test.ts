@@ -70,7 +70,16 @@ it("delivers every committed event at least once across a SIGKILL, and nothing f
   const id = newId();
   const sealedSecret = testSecretBox().seal(SECRET, id);
   await db.prisma.webhook.create({
-    data: { id, name: "crash", url: receiver.url("/crash"), events: ["vulnerability.created"], sealedSecret, status: "active", createdAt: now, updatedAt: now },
+    data: {
+      id,
+      name: "crash",
+      url: receiver.url("/crash"),
+      events: ["vulnerability.created"],
+      sealedSecret,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    },
   });
   // Not answered before the kill, however late it comes: no attempt of this process is delivered.
   receiver.answer = () => ({ status: 200, delayMs: 60_000 });
@@ -82,7 +91,11 @@ it("delivers every committed event at least once across a SIGKILL, and nothing f
   await expect(
     db.prisma.$transaction(async (tx) => {
       rolledBack = await recordEvent(tx, "vulnerability.created", {
-        id: newId(), severity: "low", applicationId: newId(), title: "rolled back", createdAt: now.toISOString(),
+        id: newId(),
+        severity: "low",
+        applicationId: newId(),
+        title: "rolled back",
+        createdAt: now.toISOString(),
       });
       throw new Error("the change fails");
     }),
@@ -105,7 +118,8 @@ it("delivers every committed event at least once across a SIGKILL, and nothing f
   expect(received()).toEqual(committed); // all 30 committed events, and nothing else
   expect(rolledBack).toBeDefined();
   expect(received().has(rolledBack!)).toBe(false);
-  for (const req of receiver.requests) verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
+  for (const req of receiver.requests)
+    verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
   // The database agrees once the restarted process has recorded its attempts,
   // including those taken over after the crashed process's leases expired.
   const deadline = Date.now() + 10_000;

@@ -107,7 +107,13 @@ describe("delivery request", () => {
     expect(receiver.requests).toHaveLength(1);
     const req = receiver.requests[0]!;
     const [delivery] = await deliveriesOf(hook.id);
-    expect(delivery).toMatchObject({ status: "delivered", eventId, attemptCount: 1, nextAttemptAt: null, leaseOwner: null });
+    expect(delivery).toMatchObject({
+      status: "delivered",
+      eventId,
+      attemptCount: 1,
+      nextAttemptAt: null,
+      leaseOwner: null,
+    });
     expect(delivery!.attempts).toMatchObject([{ statusCode: 200, error: null, nextAttemptAt: null }]);
 
     expect(header(req, "x-webhook-id")).toBe(delivery!.id);
@@ -119,19 +125,35 @@ describe("delivery request", () => {
     expect(header(req, "x-webhook-signature")).toMatch(/^sha256=[0-9a-f]{64}$/);
 
     const verified = verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
-    expect(verified).toMatchObject({ eventId, eventType: "scan.completed", data: { scanType: "sast", status: "completed" } });
-    expect(Object.keys(JSON.parse(req.rawBody.toString()))).toEqual(["eventId", "eventType", "timestamp", "signature", "data"]);
+    expect(verified).toMatchObject({
+      eventId,
+      eventType: "scan.completed",
+      data: { scanType: "sast", status: "completed" },
+    });
+    expect(Object.keys(JSON.parse(req.rawBody.toString()))).toEqual([
+      "eventId",
+      "eventType",
+      "timestamp",
+      "signature",
+      "data",
+    ]);
     // data arrives with the keys in the order the event was written (the catalogue's order)
     expect(Object.keys(JSON.parse(req.rawBody.toString()).data)).toEqual(Object.keys(scanData()));
 
     const standard = new StandardWebhook(Buffer.from(SECRET, "utf8"), { format: "raw" });
-    expect(standard.verify(req.rawBody.toString("utf8"), req.headers as Record<string, string>)).toMatchObject({ eventId });
+    expect(standard.verify(req.rawBody.toString("utf8"), req.headers as Record<string, string>)).toMatchObject({
+      eventId,
+    });
 
     // Both reject a tampered body or the wrong secret.
     const tampered = Buffer.from(req.rawBody.toString().replace('"sast"', '"dast"'));
-    expect(() => verifyWebhookDelivery({ rawBody: tampered, secret: SECRET, headers: req.headers })).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhookDelivery({ rawBody: tampered, secret: SECRET, headers: req.headers })).toThrow(
+      WebhookVerificationError,
+    );
     expect(() => standard.verify(tampered.toString(), req.headers as Record<string, string>)).toThrow();
-    expect(() => verifyWebhookDelivery({ rawBody: req.rawBody, secret: "other", headers: req.headers })).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhookDelivery({ rawBody: req.rawBody, secret: "other", headers: req.headers })).toThrow(
+      WebhookVerificationError,
+    );
   });
 
   it("goes only to subscriptions that are listening for the type and not disabled", async () => {
@@ -176,7 +198,8 @@ describe("outcomes", () => {
     const [delivery] = await deliveriesOf(hook.id);
     expect(receiver.requests).toHaveLength(3);
     expect(new Set(receiver.requests.map((r) => header(r, "x-webhook-id")))).toEqual(new Set([delivery!.id]));
-    for (const req of receiver.requests) verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
+    for (const req of receiver.requests)
+      verifyWebhookDelivery({ rawBody: req.rawBody, secret: SECRET, headers: req.headers });
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([500, 503, 204]);
     const [first, second, third] = delivery!.attempts;
     // The first retry comes after about WEBHOOK_RETRY_INITIAL_MS (50 ms, jitter shortens by ≤ 20 %).
@@ -240,12 +263,20 @@ describe("outcomes", () => {
     expect(receiver.requests).toHaveLength(0);
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "pending" });
-    expect(delivery!.attempts).toMatchObject([{ statusCode: null, error: expect.stringMatching(/^secret_unavailable: no configured WEBHOOK_SECRET_KEYS key/) }]);
+    expect(delivery!.attempts).toMatchObject([
+      { statusCode: null, error: expect.stringMatching(/^secret_unavailable: no configured WEBHOOK_SECRET_KEYS key/) },
+    ]);
 
     await t.app.db.pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1", [delivery!.id]);
     await dispatcher().runOnce();
     expect(receiver.requests.map((r) => r.path)).toEqual(["/unopenable"]);
-    expect(verifyWebhookDelivery({ rawBody: receiver.requests[0]!.rawBody, secret: SECRET, headers: receiver.requests[0]!.headers })).toBeDefined();
+    expect(
+      verifyWebhookDelivery({
+        rawBody: receiver.requests[0]!.rawBody,
+        secret: SECRET,
+        headers: receiver.requests[0]!.headers,
+      }),
+    ).toBeDefined();
   });
 
   it("gives up after the retry window, turns the subscription `error`, and a later success turns it `active`", async () => {
@@ -297,7 +328,8 @@ describe("disabling during an attempt", () => {
     const hook = await createWebhook(receiver.url("/slow-then-disabled"));
     receiver.answer = () => ({ status: 200, delayMs: 150 }); // within the 300 ms attempt timeout
     await emit();
-    const outcomes = async () => (await t.app.metrics.webhookDeliveries.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const outcomes = async () =>
+      (await t.app.metrics.webhookDeliveries.get()).values.reduce((sum, v) => sum + v.value, 0);
     const countedBefore = await outcomes();
     const d = dispatcher();
     const pass = d.runOnce();
@@ -332,7 +364,8 @@ describe("SSRF guard at connect time (private targets not allowed)", () => {
   ];
   // Every *.example.test name resolves to the address its first label names.
   const resolveAll: ResolveAll = (hostname, _options, callback) => {
-    const address = hostname === "hook.example.test" ? "127.0.0.1" : classes.find(([name]) => hostname.startsWith(`${name}.`))?.[1];
+    const address =
+      hostname === "hook.example.test" ? "127.0.0.1" : classes.find(([name]) => hostname.startsWith(`${name}.`))?.[1];
     if (!address) return callback(Object.assign(new Error(`unknown ${hostname}`), { code: "ENOTFOUND" }), []);
     callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]);
   };
@@ -349,7 +382,10 @@ describe("SSRF guard at connect time (private targets not allowed)", () => {
     for (const [i, hook] of hooks.entries()) {
       const [delivery] = await deliveriesOf(hook.id);
       expect({ class: classes[i]![0], status: delivery!.status }).toEqual({ class: classes[i]![0], status: "dropped" });
-      expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringContaining(`forbidden_target: Refusing to connect to ${classes[i]![0]}.example.test`) });
+      expect(delivery!.attempts[0]).toMatchObject({
+        statusCode: null,
+        error: expect.stringContaining(`forbidden_target: Refusing to connect to ${classes[i]![0]}.example.test`),
+      });
     }
   });
 
@@ -360,7 +396,9 @@ describe("SSRF guard at connect time (private targets not allowed)", () => {
     await dispatcher({ config: { ...t.app.config, WEBHOOK_ALLOW_PRIVATE_TARGETS: false } }).runOnce();
     expect(receiver.requests).toHaveLength(0);
     for (const hook of [literal, localhost]) {
-      expect((await deliveriesOf(hook.id))[0]!.attempts).toMatchObject([{ error: expect.stringMatching(/^forbidden_target: url must not point to/) }]);
+      expect((await deliveriesOf(hook.id))[0]!.attempts).toMatchObject([
+        { error: expect.stringMatching(/^forbidden_target: url must not point to/) },
+      ]);
     }
   });
 
@@ -460,7 +498,9 @@ describe("claiming", () => {
     const first = d.runOnce();
     await receiver.waitFor(() => toSlow().length === 2, 3000);
     // While its two attempts hang, further passes take none of its backlog, only the other's.
-    await driveUntil(d, async () => (await deliveriesOf(other.id)).every((delivery) => delivery.status === "delivered"));
+    await driveUntil(d, async () =>
+      (await deliveriesOf(other.id)).every((delivery) => delivery.status === "delivered"),
+    );
     expect(toSlow()).toHaveLength(2);
 
     // Both time out: it stays at its floor of two and backs off, so those two slots go to the two
@@ -470,7 +510,13 @@ describe("claiming", () => {
     receiver.answer = () => ({ status: 200 }); // it comes back
     await new Promise((r) => setTimeout(r, 60)); // the retries are due 40 to 50 ms after the timeouts
     expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 2 });
-    expect(new Set(toSlow().slice(2).map((r) => header(r, "x-webhook-id")))).toEqual(failing);
+    expect(
+      new Set(
+        toSlow()
+          .slice(2)
+          .map((r) => header(r, "x-webhook-id")),
+      ),
+    ).toEqual(failing);
 
     // Two timely answers: it is healthy again and its share grows by one per answer.
     expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 4 });
@@ -500,7 +546,16 @@ describe("claiming", () => {
     receiver.requests.length = 0;
     const [delivery] = await deliveriesOf(hook.id);
     const orphan = await t.app.db.prisma.webhookDelivery.create({
-      data: { id: newId(), webhookId: hook.id, eventId: delivery!.eventId, nextAttemptAt: new Date(), createdAt: new Date(), updatedAt: new Date(), leaseOwner: "crashed", leaseExpiresAt: new Date(Date.now() + 300) },
+      data: {
+        id: newId(),
+        webhookId: hook.id,
+        eventId: delivery!.eventId,
+        nextAttemptAt: new Date(),
+        createdAt: new Date(),
+        updatedAt: new Date(),
+        leaseOwner: "crashed",
+        leaseExpiresAt: new Date(Date.now() + 300),
+      },
     });
     const d = dispatcher();
     expect(await d.runOnce()).toEqual({ fannedOut: 0, attempted: 0 }); // still leased
@@ -550,7 +605,12 @@ describe("delivery log and redelivery", () => {
       token: await t.token(["webhooks:write"]),
     });
     expect(redeliver.status).toBe(202);
-    expect(redeliver.body).toMatchObject({ eventId: first, eventType: "scan.completed", status: "pending", attempts: [] });
+    expect(redeliver.body).toMatchObject({
+      eventId: first,
+      eventType: "scan.completed",
+      status: "pending",
+      attempts: [],
+    });
     expect(redeliver.body.id).not.toBe(older.id);
     expect(redeliver.headers.get("location")).toBe(`/webhooks/${hook.id}/deliveries/${redeliver.body.id}`);
     const located = await t.request("GET", redeliver.headers.get("location")!);
@@ -559,7 +619,13 @@ describe("delivery log and redelivery", () => {
     await d.runOnce();
     expect(receiver.requests).toHaveLength(1);
     expect(header(receiver.requests[0]!, "x-webhook-id")).toBe(redeliver.body.id);
-    expect(verifyWebhookDelivery({ rawBody: receiver.requests[0]!.rawBody, secret: SECRET, headers: receiver.requests[0]!.headers }).eventId).toBe(first);
+    expect(
+      verifyWebhookDelivery({
+        rawBody: receiver.requests[0]!.rawBody,
+        secret: SECRET,
+        headers: receiver.requests[0]!.headers,
+      }).eventId,
+    ).toBe(first);
   });
 
   it("refuses to redeliver to a disabled subscription: 409, and nothing is queued", async () => {
@@ -588,7 +654,11 @@ describe("delivery log and redelivery", () => {
       // The redelivery now waits on the deleting transaction's lock.
       const deadline = Date.now() + 5000;
       while (
-        (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 0
+        (
+          await t.app.db.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        ).rowCount === 0
       ) {
         if (Date.now() > deadline) throw new Error("the redelivery never waited for the lock");
         await new Promise((r) => setTimeout(r, 10));
@@ -622,9 +692,14 @@ describe("delivery log and redelivery", () => {
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     }
-    expect((await t.request("GET", `/webhooks/${hook.id}/deliveries`, { token: await t.token(["scans:read"]) })).status).toBe(403);
+    expect(
+      (await t.request("GET", `/webhooks/${hook.id}/deliveries`, { token: await t.token(["scans:read"]) })).status,
+    ).toBe(403);
     const readOnly = await t.token(["webhooks:read"]);
-    expect((await t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, { token: readOnly })).status).toBe(403);
+    expect(
+      (await t.request("POST", `/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, { token: readOnly }))
+        .status,
+    ).toBe(403);
     expect(await t.app.db.prisma.webhookDelivery.count({ where: { eventId } })).toBe(1);
   });
 });

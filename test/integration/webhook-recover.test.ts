@@ -39,7 +39,8 @@ const scanData = (triggeredBy: string) => ({
   summary: null,
 });
 
-const bodyOf = (req: ReceivedRequest) => JSON.parse(req.rawBody.toString()) as { eventId: string; data: { triggeredBy: string } };
+const bodyOf = (req: ReceivedRequest) =>
+  JSON.parse(req.rawBody.toString()) as { eventId: string; data: { triggeredBy: string } };
 
 describe("recover", () => {
   let t: TestApp;
@@ -64,7 +65,8 @@ describe("recover", () => {
       const name = bodyOf(req).data.triggeredBy;
       return { status: name.startsWith("fail") ? 503 : name.startsWith("drop") ? 422 : 204 };
     };
-    const commit = (name: string) => t.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", scanData(name)));
+    const commit = (name: string) =>
+      t.app.db.prisma.$transaction((tx) => recordEvent(tx, "scan.completed", scanData(name)));
     /** Passes until nothing is pending (a failing endpoint is sent a couple of attempts per pass). */
     const drain = async () => {
       for (let pass = 0; pass < 20; pass++) {
@@ -80,7 +82,10 @@ describe("recover", () => {
     const recoverable = [await commit("fail-1"), await commit("drop-1"), await commit("fail-2")];
     const fine = await commit("ok-1");
     await drain();
-    const statuses = await t.app.db.prisma.webhookDelivery.findMany({ where: { webhookId }, select: { eventId: true, status: true } });
+    const statuses = await t.app.db.prisma.webhookDelivery.findMany({
+      where: { webhookId },
+      select: { eventId: true, status: true },
+    });
     expect(Object.fromEntries(statuses.map((d) => [d.eventId, d.status]))).toEqual({
       [before[0]!]: "failed",
       [recoverable[0]!]: "failed",
@@ -103,12 +108,18 @@ describe("recover", () => {
       expect(recoverable).toContain(verified.eventId);
     }
     // They were received: recovering again sends nothing twice.
-    expect((await t.request("POST", `/webhooks/${webhookId}/recover`, { body: { since: since.toISOString() } })).body).toEqual({ deliveries: 0 });
+    expect(
+      (await t.request("POST", `/webhooks/${webhookId}/recover`, { body: { since: since.toISOString() } })).body,
+    ).toEqual({ deliveries: 0 });
     // GraphQL has the same door.
-    const viaGraphql = await gql(t, "mutation($id: ID!, $since: DateTime!) { recoverWebhookDeliveries(webhookId: $id, since: $since) { deliveries } }", {
-      id: webhookId,
-      since: new Date(since.getTime() - 60_000).toISOString(),
-    });
+    const viaGraphql = await gql(
+      t,
+      "mutation($id: ID!, $since: DateTime!) { recoverWebhookDeliveries(webhookId: $id, since: $since) { deliveries } }",
+      {
+        id: webhookId,
+        since: new Date(since.getTime() - 60_000).toISOString(),
+      },
+    );
     expect(viaGraphql.body.data.recoverWebhookDeliveries).toEqual({ deliveries: 1 }); // the one before T
   });
 
@@ -122,7 +133,9 @@ describe("recover", () => {
     expect((await t.request("POST", path, { body: {} })).status).toBe(400);
     expect((await t.request("POST", path, { body: { since, extra: 1 } })).status).toBe(400);
     expect((await t.request("POST", `/webhooks/${newId()}/recover`, { body: { since } })).status).toBe(404);
-    expect((await t.request("POST", path, { body: { since }, token: await t.token(["webhooks:read"]) })).status).toBe(403);
+    expect((await t.request("POST", path, { body: { since }, token: await t.token(["webhooks:read"]) })).status).toBe(
+      403,
+    );
     await t.request("PUT", `/webhooks/${created.body.id}`, { body: { status: "disabled" } });
     expect((await t.request("POST", path, { body: { since } })).status).toBe(409);
   });
@@ -143,20 +156,36 @@ describe("a delivery held back while its endpoint fails", () => {
       await dispatcher.runOnce(); // fanned out, but held behind the retry
       expect(receiver.requests).toHaveLength(1);
 
-      const log = (await t.request("GET", `/webhooks/${webhookId}/deliveries`)).body as { status: string; waiting: string | null; attempts: unknown[] }[];
+      const log = (await t.request("GET", `/webhooks/${webhookId}/deliveries`)).body as {
+        status: string;
+        waiting: string | null;
+        attempts: unknown[];
+      }[];
       expect(log.map((d) => [d.status, d.attempts.length, d.waiting])).toEqual([
         ["pending", 0, "endpoint_recovery"],
         ["pending", 1, null],
       ]);
-      const viaGraphql = await gql(t, "query($id: ID!) { webhook(id: $id) { deliveries { edges { node { waiting } } } } }", { id: webhookId });
-      expect(viaGraphql.body.data.webhook.deliveries.edges.map((e: { node: { waiting: string | null } }) => e.node.waiting)).toEqual(["ENDPOINT_RECOVERY", null]);
+      const viaGraphql = await gql(
+        t,
+        "query($id: ID!) { webhook(id: $id) { deliveries { edges { node { waiting } } } } }",
+        { id: webhookId },
+      );
+      expect(
+        viaGraphql.body.data.webhook.deliveries.edges.map((e: { node: { waiting: string | null } }) => e.node.waiting),
+      ).toEqual(["ENDPOINT_RECOVERY", null]);
 
       // The endpoint recovers: the retry goes (brought forward here), then what waited behind it.
       receiver.answer = () => ({ status: 204 });
-      await t.app.db.pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND attempt_count > 0", [webhookId]);
+      await t.app.db.pool.query(
+        "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND attempt_count > 0",
+        [webhookId],
+      );
       await dispatcher.runOnce();
       await dispatcher.runOnce();
-      const after = (await t.request("GET", `/webhooks/${webhookId}/deliveries`)).body as { status: string; waiting: string | null }[];
+      const after = (await t.request("GET", `/webhooks/${webhookId}/deliveries`)).body as {
+        status: string;
+        waiting: string | null;
+      }[];
       expect(after.map((d) => [d.status, d.waiting])).toEqual([
         ["delivered", null],
         ["delivered", null],

@@ -27,9 +27,13 @@ afterEach(async () => {
 });
 
 /** Every column of every subscription, as a dump would show them. */
-const dumpedWebhooks = async () => (await pool.query<{ row: string }>("SELECT row_to_json(w)::text AS row FROM webhooks w")).rows.map((r) => r.row).join("\n");
+const dumpedWebhooks = async () =>
+  (await pool.query<{ row: string }>("SELECT row_to_json(w)::text AS row FROM webhooks w")).rows
+    .map((r) => r.row)
+    .join("\n");
 const storedSecret = async (id: string) =>
-  (await pool.query<{ sealed_secret: string }>("SELECT sealed_secret FROM webhooks WHERE id = $1", [id])).rows[0]!.sealed_secret;
+  (await pool.query<{ sealed_secret: string }>("SELECT sealed_secret FROM webhooks WHERE id = $1", [id])).rows[0]!
+    .sealed_secret;
 
 async function createWebhook(env: Record<string, string>, secret: string): Promise<string> {
   const t = await startTestApp(env, { database });
@@ -73,7 +77,10 @@ it("rotates: a new first key reseals every secret at start-up, then the old key 
 
   const rotated = await startTestApp(keysEnv(k2, k1), { database });
   await rotated.close();
-  for (const [id, secret] of [[a, "secret-a"], [b, "secret-b"]] as const) {
+  for (const [id, secret] of [
+    [a, "secret-a"],
+    [b, "secret-b"],
+  ] as const) {
     expect(await storedSecret(id)).toMatch(new RegExp(`^v1:${keyIdOf(k2)}:`));
     expect(createSecretBox([k2]).open(await storedSecret(id), id)).toBe(secret);
   }

@@ -42,7 +42,12 @@ describe("CreateWebhook", () => {
 
   it("ignores read-only fields, status included, and removes duplicate events", async () => {
     const res = await create(
-      valid({ id: "x", status: "disabled", createdAt: "2000-01-01T00:00:00.000Z", events: ["scan.failed", "scan.failed"] }),
+      valid({
+        id: "x",
+        status: "disabled",
+        createdAt: "2000-01-01T00:00:00.000Z",
+        events: ["scan.failed", "scan.failed"],
+      }),
     );
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe("x");
@@ -280,7 +285,9 @@ describe("DeleteWebhook", () => {
     const created = await create(valid());
     const prisma = t.app.db.prisma;
     const now = new Date();
-    const event = await prisma.event.create({ data: { id: newId(), type: "scan.completed", data: {}, occurredAt: now } });
+    const event = await prisma.event.create({
+      data: { id: newId(), type: "scan.completed", data: {}, occurredAt: now },
+    });
     await prisma.webhookDelivery.create({
       data: { id: newId(), webhookId: created.body.id, eventId: event.id, createdAt: now, updatedAt: now },
     });
@@ -310,18 +317,31 @@ describe("Authentication and scopes", () => {
     const scansOnly = await t.token(["webhooks:write", "scans:read"]);
     const denied = await t.request("POST", "/webhooks", { token: scansOnly, body });
     expect(denied.status).toBe(403);
-    expect(denied.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:read"');
+    expect(denied.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_scope", scope="vulnerabilities:read"',
+    );
     const both = await t.token(["webhooks:write", "scans:read", "vulnerabilities:read"]);
     const created = await t.request("POST", "/webhooks", { token: both, body });
     expect(created.status).toBe(201);
-    const widen = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { events: ["policy.violated"] } });
+    const widen = await t.request("PUT", `/webhooks/${created.body.id}`, {
+      token: scansOnly,
+      body: { events: ["policy.violated"] },
+    });
     expect(widen.status).toBe(403);
     expect(widen.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="policies:read"');
     // Nor may it point the existing subscription elsewhere: it would carry vulnerabilities there.
-    const redirect = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { url: "https://elsewhere.example.com/" } });
+    const redirect = await t.request("PUT", `/webhooks/${created.body.id}`, {
+      token: scansOnly,
+      body: { url: "https://elsewhere.example.com/" },
+    });
     expect(redirect.status).toBe(403);
-    expect(redirect.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="vulnerabilities:read"');
-    const narrowed = await t.request("PUT", `/webhooks/${created.body.id}`, { token: scansOnly, body: { events: ["scan.completed"] } });
+    expect(redirect.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_scope", scope="vulnerabilities:read"',
+    );
+    const narrowed = await t.request("PUT", `/webhooks/${created.body.id}`, {
+      token: scansOnly,
+      body: { events: ["scan.completed"] },
+    });
     expect(narrowed.status).toBe(200);
   });
 

@@ -37,7 +37,8 @@ afterEach(async () => {
 });
 
 /** As graphql-ws sends: one message, and the next only once the previous send's callback came. */
-const sendAwaiting = (message: string) => new Promise<void>((resolve, reject) => server.send(message, (err) => (err ? reject(err) : resolve())));
+const sendAwaiting = (message: string) =>
+  new Promise<void>((resolve, reject) => server.send(message, (err) => (err ? reject(err) : resolve())));
 
 function receive(count: number): Promise<string[]> {
   const got: string[] = [];

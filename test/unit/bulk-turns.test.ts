@@ -9,7 +9,10 @@ import { BulkTurns } from "../../src/db/bulk-turns.ts";
 async function holderThread(turns: BulkTurns) {
   const module = new URL("../helpers/turn-holder.ts", import.meta.url).href;
   // Worker threads do not inherit the test's TypeScript loader: this one registers tsx first.
-  const worker = new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(module)}); })`, { eval: true, workerData: turns.buffer });
+  const worker = new Worker(
+    `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(module)}); })`,
+    { eval: true, workerData: turns.buffer },
+  );
   const [first] = await once(worker, "message");
   expect(first).toBe("holding");
   return {

@@ -69,9 +69,19 @@ describe("loadConfig", () => {
   describe("the baseline DAST engine's settings", () => {
     it("defaults to 100 pages, 60 s, 4 requests at once, and no private targets", () => {
       const config = loadConfig({});
-      expect(config).toMatchObject({ DAST_MAX_PAGES: 100, DAST_MAX_DURATION_MS: 60_000, DAST_CONCURRENCY: 4, SCAN_ALLOW_PRIVATE_TARGETS: false });
+      expect(config).toMatchObject({
+        DAST_MAX_PAGES: 100,
+        DAST_MAX_DURATION_MS: 60_000,
+        DAST_CONCURRENCY: 4,
+        SCAN_ALLOW_PRIVATE_TARGETS: false,
+      });
       expect(config.SCAN_TARGET_ALLOW.entries).toEqual([]);
-      expect(config.SCAN_ENGINES).toEqual({ sast: "simulator", dast: "simulator", sca: "simulator", container: "simulator" });
+      expect(config.SCAN_ENGINES).toEqual({
+        sast: "simulator",
+        dast: "simulator",
+        sca: "simulator",
+        container: "simulator",
+      });
     });
 
     it("reads them", () => {
@@ -83,7 +93,12 @@ describe("loadConfig", () => {
         SCAN_ALLOW_PRIVATE_TARGETS: "true",
         SCAN_TARGET_ALLOW: "staging.internal, 10.20.0.0/16",
       });
-      expect(config).toMatchObject({ DAST_MAX_PAGES: 500, DAST_MAX_DURATION_MS: 120_000, DAST_CONCURRENCY: 8, SCAN_ALLOW_PRIVATE_TARGETS: true });
+      expect(config).toMatchObject({
+        DAST_MAX_PAGES: 500,
+        DAST_MAX_DURATION_MS: 120_000,
+        DAST_CONCURRENCY: 8,
+        SCAN_ALLOW_PRIVATE_TARGETS: true,
+      });
       expect(config.SCAN_ENGINES).toMatchObject({ dast: "baseline", sast: "external", sca: "simulator" });
       expect(config.SCAN_TARGET_ALLOW.allowsHost("staging.internal")).toBe(true);
       expect(config.SCAN_TARGET_ALLOW.allowsAddress("10.20.3.4")).toBe(true);
@@ -91,14 +106,23 @@ describe("loadConfig", () => {
 
     it.each([
       [{ SCAN_ENGINES: "sast:baseline" }, "SCAN_ENGINES: baseline scans dast only (e.g. dast:baseline), not sast"],
-      [{ SCAN_ENGINES: "dast:zap" }, "SCAN_ENGINES: must be comma-separated <scanType>:<engine> pairs, scanType one of sast, dast, sca, container, engine one of simulator, external, baseline"],
+      [
+        { SCAN_ENGINES: "dast:zap" },
+        "SCAN_ENGINES: must be comma-separated <scanType>:<engine> pairs, scanType one of sast, dast, sca, container, engine one of simulator, external, baseline",
+      ],
       [{ DAST_MAX_PAGES: "0" }, "DAST_MAX_PAGES"],
       [{ DAST_MAX_PAGES: "many" }, "DAST_MAX_PAGES"],
       [{ DAST_MAX_DURATION_MS: "999" }, "DAST_MAX_DURATION_MS"],
       [{ DAST_CONCURRENCY: "65" }, "DAST_CONCURRENCY"],
       [{ SCAN_ALLOW_PRIVATE_TARGETS: "yes" }, "SCAN_ALLOW_PRIVATE_TARGETS: must be true or false"],
-      [{ SCAN_TARGET_ALLOW: "10.0.0.0/8,10.1.0.0/99" }, 'SCAN_TARGET_ALLOW: must be comma-separated host names, IP addresses or CIDR networks: "10.1.0.0/99" has no valid prefix length (0-32)'],
-      [{ SCAN_TARGET_ALLOW: "http://staging" }, 'SCAN_TARGET_ALLOW: must be comma-separated host names, IP addresses or CIDR networks: "http://staging" is neither'],
+      [
+        { SCAN_TARGET_ALLOW: "10.0.0.0/8,10.1.0.0/99" },
+        'SCAN_TARGET_ALLOW: must be comma-separated host names, IP addresses or CIDR networks: "10.1.0.0/99" has no valid prefix length (0-32)',
+      ],
+      [
+        { SCAN_TARGET_ALLOW: "http://staging" },
+        'SCAN_TARGET_ALLOW: must be comma-separated host names, IP addresses or CIDR networks: "http://staging" is neither',
+      ],
     ])("refuses %j with a message naming the variable and the value's fault", (env, message) => {
       expect(() => loadConfig(env)).toThrow(ConfigError);
       expect(() => loadConfig(env)).toThrow(message);

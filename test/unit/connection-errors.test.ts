@@ -3,10 +3,15 @@
 import { DatabaseUnavailable, isConnectionError } from "../../src/db/database-health.ts";
 import { Prisma } from "../../src/generated/prisma/client.ts";
 
-const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -111, syscall: "connect" });
+const socketError = (code: string) =>
+  Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -111, syscall: "connect" });
 const pgError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: "FATAL" });
 const prismaError = (code: string, cause: object) =>
-  new Prisma.PrismaClientKnownRequestError("Can't reach database server", { code, clientVersion: "6.19.3", meta: { driverAdapterError: { cause } } });
+  new Prisma.PrismaClientKnownRequestError("Can't reach database server", {
+    code,
+    clientVersion: "6.19.3",
+    meta: { driverAdapterError: { cause } },
+  });
 
 it.each([
   ["a refused connection", socketError("ECONNREFUSED")],
@@ -27,7 +32,10 @@ it.each([
 it.each([
   ["a unique violation", pgError("23505", "duplicate key value violates unique constraint")],
   ["a syntax error", pgError("42601", "syntax error at or near")],
-  ["Prisma's unique violation", new Prisma.PrismaClientKnownRequestError("Unique constraint failed", { code: "P2002", clientVersion: "6.19.3" })],
+  [
+    "Prisma's unique violation",
+    new Prisma.PrismaClientKnownRequestError("Unique constraint failed", { code: "P2002", clientVersion: "6.19.3" }),
+  ],
   ["a serialization failure", pgError("40001", "could not serialize access")],
   ["anything else", new Error("boom")],
   ["not an error at all", "ECONNREFUSED"],

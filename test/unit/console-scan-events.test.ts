@@ -2,7 +2,16 @@
 import { isAhead, latestOf, remember, type ScanEvent } from "../../console/src/scan-events.ts";
 
 const event = (id: string, status: string, scanType = "SAST"): ScanEvent =>
-  ({ id, applicationId: "app", scanType, status, triggeredBy: null, startedAt: null, completedAt: null, summary: null }) as ScanEvent;
+  ({
+    id,
+    applicationId: "app",
+    scanType,
+    status,
+    triggeredBy: null,
+    startedAt: null,
+    completedAt: null,
+    summary: null,
+  }) as ScanEvent;
 // UUIDv7 ids sort by creation time; these stand in for two scans made in this order.
 const [older, newer] = ["0190f3a4-0000-7000-8000-000000000001", "0190f3a4-0000-7000-8000-000000000002"];
 
@@ -23,7 +32,10 @@ describe("live scan events over queried scans", () => {
     expect(latestOf(queried, event(older!, "RUNNING"))).toBe(queried); // the query (a refetch) knows more
     const running = { id: older!, status: "RUNNING", scanType: "SAST", summary: null };
     expect(latestOf(running, event(older!, "COMPLETED"))).toMatchObject({ id: older, status: "COMPLETED" });
-    expect(latestOf({ ...running, id: newer! }, event(older!, "COMPLETED"))).toMatchObject({ id: newer, status: "RUNNING" });
+    expect(latestOf({ ...running, id: newer! }, event(older!, "COMPLETED"))).toMatchObject({
+      id: newer,
+      status: "RUNNING",
+    });
   });
 
   it("remembers the furthest state of each scan, whatever order its events arrive in", () => {

@@ -1,4 +1,9 @@
-import { createEndpointLimiter, endpointSignal, type EndpointLimiter, type EndpointSignal } from "../../src/dispatcher/endpoint-limiter.ts";
+import {
+  createEndpointLimiter,
+  endpointSignal,
+  type EndpointLimiter,
+  type EndpointSignal,
+} from "../../src/dispatcher/endpoint-limiter.ts";
 
 const limits = { min: 2, max: 64 };
 

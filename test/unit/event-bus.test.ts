@@ -22,7 +22,9 @@ function log(length: number): LogReader & { reads: number; length: number } {
     head: async () => reader.length,
     async after(position: number) {
       reader.reads++;
-      const events = Array.from({ length: Math.max(0, Math.min(reader.length - position, 3)) }, (_, i) => event(position + i + 1));
+      const events = Array.from({ length: Math.max(0, Math.min(reader.length - position, 3)) }, (_, i) =>
+        event(position + i + 1),
+      );
       const readThrough = events.at(-1)?.position ?? Math.max(position, reader.length);
       return { events, readThrough, atHead: readThrough >= reader.length };
     },
@@ -33,7 +35,11 @@ function log(length: number): LogReader & { reads: number; length: number } {
 async function setUp(initial: number) {
   const reader = log(initial);
   let hooks!: SourceHooks;
-  const bus = createEventBus({ source: { start: async (h) => void (hooks = h), stop: async () => {} }, log: reader, logger: createLogger("silent") });
+  const bus = createEventBus({
+    source: { start: async (h) => void (hooks = h), stop: async () => {} },
+    log: reader,
+    logger: createLogger("silent"),
+  });
   const iterator = await bus.subscribe();
   const seen: number[] = [];
   void (async () => {

@@ -34,7 +34,17 @@ it("makes the next item while the previous is written, and writes one at a time,
     await settle();
   }
   await done;
-  expect(log).toEqual(["made 1", "write 1", "made 2", "written 1", "write 2", "made 3", "written 2", "write 3", "written 3"]);
+  expect(log).toEqual([
+    "made 1",
+    "write 1",
+    "made 2",
+    "written 1",
+    "write 2",
+    "made 3",
+    "written 2",
+    "write 3",
+    "written 3",
+  ]);
 });
 
 it("throws the first failed write, and writes nothing after it", async () => {

@@ -29,17 +29,30 @@ it("matches a versionless product with every version of its package, and nothing
 it("answers as a fresh parse for any mix of texts, asked again and again, past the number it remembers", () => {
   const segment = fc.stringMatching(/^[A-Za-z0-9._%-]{0,8}$/);
   const purl = fc
-    .tuple(fc.constantFrom("npm", "PyPI", "maven", "golang", "deb"), fc.option(segment), segment, fc.option(segment), fc.option(segment))
-    .map(([type, namespace, name, version, qualifier]) =>
-      `pkg:${type}/${namespace === null ? "" : `${namespace}/`}${name}${version === null ? "" : `@${version}`}${qualifier === null ? "" : `?q=${qualifier}`}`,
+    .tuple(
+      fc.constantFrom("npm", "PyPI", "maven", "golang", "deb"),
+      fc.option(segment),
+      segment,
+      fc.option(segment),
+      fc.option(segment),
+    )
+    .map(
+      ([type, namespace, name, version, qualifier]) =>
+        `pkg:${type}/${namespace === null ? "" : `${namespace}/`}${name}${version === null ? "" : `@${version}`}${qualifier === null ? "" : `?q=${qualifier}`}`,
     );
   fc.assert(
-    fc.property(fc.array(purl, { minLength: 1, maxLength: 40 }), fc.array(fc.nat(), { maxLength: 80 }), (texts, picks) => {
-      for (const text of [...texts, ...picks.map((i) => texts[i % texts.length]!)]) expect(productKey(text)).toBe(parsedKey(text));
-    }),
+    fc.property(
+      fc.array(purl, { minLength: 1, maxLength: 40 }),
+      fc.array(fc.nat(), { maxLength: 80 }),
+      (texts, picks) => {
+        for (const text of [...texts, ...picks.map((i) => texts[i % texts.length]!)])
+          expect(productKey(text)).toBe(parsedKey(text));
+      },
+    ),
   );
   // More distinct texts than it remembers: the first ones are answered right once forgotten.
   const many = Array.from({ length: 60_000 }, (_, i) => `pkg:npm/package-${i}@1.0.${i % 7}`);
   for (const text of many) productKey(text);
-  for (const text of [many[0]!, many[59_999]!, "pkg:NPM/Package-1@1.0.1"]) expect(productKey(text)).toBe(parsedKey(text));
+  for (const text of [many[0]!, many[59_999]!, "pkg:NPM/Package-1@1.0.1"])
+    expect(productKey(text)).toBe(parsedKey(text));
 });

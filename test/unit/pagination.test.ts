@@ -17,7 +17,13 @@ describe("parsePageRequest", () => {
     expect(() => parsePageRequest({ cursor: "not-a-cursor" })).toThrow(DomainError);
     expect(() => parsePageRequest({ cursor: Buffer.from('["x","y"]').toString("base64url") })).toThrow(DomainError);
     const forged = (date: string) => Buffer.from(JSON.stringify([date, newId()])).toString("base64url");
-    for (const date of ["0000-01-01T00:00:00.000Z", "-010000-01-01T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", "2026-11-21", "2026-11-21T10:00:00Z"]) {
+    for (const date of [
+      "0000-01-01T00:00:00.000Z",
+      "-010000-01-01T00:00:00.000Z",
+      "+275760-09-13T00:00:00.000Z",
+      "2026-11-21",
+      "2026-11-21T10:00:00Z",
+    ]) {
       expect(() => parsePageRequest({ cursor: forged(date) })).toThrow(DomainError);
     }
   });

@@ -6,7 +6,9 @@ const fullJitter = () => 0.999_999;
 
 describe("nextAttemptDelay", () => {
   it("starts at the initial delay and doubles up to the cap", () => {
-    const delays = Array.from({ length: 12 }, (_, i) => nextAttemptDelay({ ...policy, attempt: i + 1, random: noJitter }));
+    const delays = Array.from({ length: 12 }, (_, i) =>
+      nextAttemptDelay({ ...policy, attempt: i + 1, random: noJitter }),
+    );
     expect(delays).toEqual([
       10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 2_560_000, 3_600_000, 3_600_000, 3_600_000,
     ]);

@@ -69,7 +69,12 @@ describe.each(SCAN_TYPES)("simulator engine: %s", (scanType) => {
     const fingerprintSets = populations.map((population) => fingerprints(population).join());
     expect(new Set(fingerprintSets).size).toBe(APP_IDS.length);
     // Not only other locations: other catalogue entries too.
-    const entrySets = populations.map((population) => population.map((f) => f.title).sort().join("|"));
+    const entrySets = populations.map((population) =>
+      population
+        .map((f) => f.title)
+        .sort()
+        .join("|"),
+    );
     expect(new Set(entrySets).size).toBeGreaterThan(APP_IDS.length / 2);
   });
 
@@ -219,11 +224,23 @@ describe("finding catalogue", () => {
   });
 
   it.each<[string, (c: MutableCatalogue) => void, RegExp]>([
-    ["a score outside the severity's band", (c) => Object.assign(c.sca[0]!, { severity: "low", cvssScore: 9.8 }), /sca\[0\]\.cvssScore/],
-    ["a score with two decimals", (c) => Object.assign(c.container[0]!, { severity: "high", cvssScore: 7.25 }), /container\[0\]\.cvssScore/],
+    [
+      "a score outside the severity's band",
+      (c) => Object.assign(c.sca[0]!, { severity: "low", cvssScore: 9.8 }),
+      /sca\[0\]\.cvssScore/,
+    ],
+    [
+      "a score with two decimals",
+      (c) => Object.assign(c.container[0]!, { severity: "high", cvssScore: 7.25 }),
+      /container\[0\]\.cvssScore/,
+    ],
     ["a missing CVE", (c) => delete c.container[1]!.cve, /container\[1\]\.cve/],
     ["a malformed CWE", (c) => (c.sast[2]!.cwe = "79"), /sast\[2\]\.cwe/],
-    ["a language without paths", (c) => delete (c.sast[0]!.paths as Record<string, unknown>).go, /sast\[0\]\.paths\.go/],
+    [
+      "a language without paths",
+      (c) => delete (c.sast[0]!.paths as Record<string, unknown>).go,
+      /sast\[0\]\.paths\.go/,
+    ],
     ["a duplicate key", (c) => (c.dast[1]!.key = c.dast[0]!.key), /Keys must be unique/],
     ["an unknown field", (c) => (c.dast[0]!.cve = "CVE-2021-44228"), /Unrecognized key/],
   ])("rejects %s", (_, edit, message) => {

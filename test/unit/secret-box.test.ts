@@ -30,7 +30,9 @@ describe("secret box", () => {
     const [v, id, iv, ciphertext, tag] = sealed.split(":");
     const flipped = Buffer.from(ciphertext!, "base64url");
     flipped[0]! ^= 1;
-    expect(() => box.open([v, id, iv, flipped.toString("base64url"), tag].join(":"), WEBHOOK)).toThrow(SecretKeyUnavailable);
+    expect(() => box.open([v, id, iv, flipped.toString("base64url"), tag].join(":"), WEBHOOK)).toThrow(
+      SecretKeyUnavailable,
+    );
     expect(() => box.open("v1:garbage", WEBHOOK)).toThrow(SecretKeyUnavailable);
   });
 

@@ -16,7 +16,10 @@ function source() {
       else queue.push(result);
       waiting = undefined;
     },
-    next: () => (queue.length ? Promise.resolve({ value: queue.shift()!, done: false }) : new Promise<IteratorResult<ExecutionResult>>((r) => (waiting = r))),
+    next: () =>
+      queue.length
+        ? Promise.resolve({ value: queue.shift()!, done: false })
+        : new Promise<IteratorResult<ExecutionResult>>((r) => (waiting = r)),
     return: () => {
       iterator.returned = true;
       waiting?.({ value: undefined, done: true });
@@ -43,7 +46,11 @@ function setUp() {
   async function subscribe(scopes: string[], variableValues: Record<string, unknown> = {}): Promise<Subscribed> {
     let replaced: (() => Promise<unknown>) | undefined;
     const args = { document, variableValues, contextValue: { actor: { sub: "t", exp: 0, scopes: new Set(scopes) } } };
-    plugin.onSubscribe!({ args, subscribeFn, setSubscribeFn: (fn: () => Promise<unknown>) => (replaced = fn) } as never);
+    plugin.onSubscribe!({
+      args,
+      subscribeFn,
+      setSubscribeFn: (fn: () => Promise<unknown>) => (replaced = fn),
+    } as never);
     return (await replaced!()) as Subscribed;
   }
   return { subscribe, subscribeFn, sources };

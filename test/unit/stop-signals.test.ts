@@ -28,13 +28,19 @@ describe("onStopSignals", () => {
     const { calls, send } = harness();
     send("SIGTERM", 1000);
     send("SIGTERM", 1000 + SAME_SIGNAL_MS);
-    expect(calls).toEqual([["graceful", "SIGTERM"], ["immediate", "SIGTERM", 143]]);
+    expect(calls).toEqual([
+      ["graceful", "SIGTERM"],
+      ["immediate", "SIGTERM", 143],
+    ]);
   });
 
   it("takes another signal as a second one however soon it comes", () => {
     const { calls, send } = harness();
     send("SIGTERM", 1000);
     send("SIGINT", 1001);
-    expect(calls).toEqual([["graceful", "SIGTERM"], ["immediate", "SIGINT", 130]]);
+    expect(calls).toEqual([
+      ["graceful", "SIGTERM"],
+      ["immediate", "SIGINT", 130],
+    ]);
   });
 });

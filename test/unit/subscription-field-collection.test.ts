@@ -3,7 +3,15 @@
 // anew, and each new collection became one more entry of the executor's long-lived memo maps, kept
 // (and promoted) until a full collection: a replay of 100,000 events left 100,000 of them.
 import { subscribe } from "@graphql-tools/executor";
-import { GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type FieldNode, type ExecutionResult } from "graphql";
+import {
+  GraphQLInt,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  parse,
+  type FieldNode,
+  type ExecutionResult,
+} from "graphql";
 
 /** What each resolver saw of its field's nodes, per event. */
 const seen = { root: [] as (readonly FieldNode[])[], nested: [] as (readonly FieldNode[])[] };
@@ -43,7 +51,11 @@ const schema = new GraphQLSchema({
 });
 
 async function run(upTo: number): Promise<ExecutionResult[]> {
-  const stream = await subscribe({ schema, document: parse("subscription($upTo: Int) { ticks(upTo: $upTo) { n label } }"), variableValues: { upTo } });
+  const stream = await subscribe({
+    schema,
+    document: parse("subscription($upTo: Int) { ticks(upTo: $upTo) { n label } }"),
+    variableValues: { upTo },
+  });
   if (!(Symbol.asyncIterator in stream)) throw new Error(`not a stream: ${JSON.stringify(stream)}`);
   const results: ExecutionResult[] = [];
   for await (const result of stream as AsyncIterable<ExecutionResult>) results.push(result);

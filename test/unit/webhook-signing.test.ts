@@ -74,7 +74,9 @@ describe("a receiver using the standardwebhooks package", () => {
     const expected = JSON.parse(body);
     expect(new Webhook(Buffer.from(secret, "utf8"), { format: "raw" }).verify(body, headers)).toEqual(expected);
     expect(new Webhook(Buffer.from(secret, "utf8").toString("base64")).verify(body, headers)).toEqual(expected);
-    expect(new Webhook(Buffer.from(secret, "utf8"), { format: "raw" }).verify(Buffer.from(body), headers)).toEqual(expected);
+    expect(new Webhook(Buffer.from(secret, "utf8"), { format: "raw" }).verify(Buffer.from(body), headers)).toEqual(
+      expected,
+    );
   });
 
   it("cannot use a non-ASCII secret string in raw format (the pitfall the recipe warns about)", () => {

@@ -16,7 +16,13 @@ const event = {
   eventId: "evt_1",
   eventType: "vulnerability.created",
   timestamp: "2025-03-01T11:59:58.000Z",
-  data: { id: "v1", severity: "high", applicationId: "a1", title: "SQL injection", createdAt: "2025-03-01T11:59:58.000Z" },
+  data: {
+    id: "v1",
+    severity: "high",
+    applicationId: "a1",
+    title: "SQL injection",
+    createdAt: "2025-03-01T11:59:58.000Z",
+  },
 };
 const delivery = buildDeliveryRequest({ ...event, secret, deliveryId: "dlv_1", attemptedAt });
 

@@ -7,8 +7,11 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 function say({ changes, refetched }: CatchUp): string {
   const caught = `caught up on ${plural(changes, "change", "changes")} from while the connection was down`;
-  if (refetched === 0) return changes === 0 ? "Reconnected: nothing this page follows changed meanwhile." : `Reconnected: ${caught}.`;
-  return changes === 0 ? "Reconnected: this page's data was reloaded (what happened meanwhile could not be replayed)." : `Reconnected: ${caught}, and reloaded the rest.`;
+  if (refetched === 0)
+    return changes === 0 ? "Reconnected: nothing this page follows changed meanwhile." : `Reconnected: ${caught}.`;
+  return changes === 0
+    ? "Reconnected: this page's data was reloaded (what happened meanwhile could not be replayed)."
+    : `Reconnected: ${caught}, and reloaded the rest.`;
 }
 
 /**
@@ -29,7 +32,12 @@ export function CatchUpNotice() {
       {shown && (
         <>
           <span>{say(shown)}</span>
-          <button type="button" class="secondary" onClick={() => setDismissed(shown)} aria-label="Dismiss the reconnection notice">
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => setDismissed(shown)}
+            aria-label="Dismiss the reconnection notice"
+          >
             Dismiss
           </button>
         </>

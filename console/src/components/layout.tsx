@@ -20,7 +20,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
     }
     document.querySelector<HTMLElement>("main h1")?.focus();
   }, [path]);
-  const current = (href: string) => (href === "/" ? path === "/" || path.startsWith("/console/applications") : path.startsWith(href));
+  const current = (href: string) =>
+    href === "/" ? path === "/" || path.startsWith("/console/applications") : path.startsWith(href);
   return (
     <>
       <a class={styles.skip} href="#main">

@@ -26,7 +26,11 @@ export interface ApplicationMatch {
  * The WHERE clause of a match (and of a page's keyset), its values numbered from $`first`, and a
  * name for its shape: the few shapes there are (which conditions are present) are each one statement.
  */
-function whereOf(match: ApplicationMatch, first: number, cursor?: string): { where: string; values: unknown[]; shape: string } {
+function whereOf(
+  match: ApplicationMatch,
+  first: number,
+  cursor?: string,
+): { where: string; values: unknown[]; shape: string } {
   const conditions: string[] = [];
   const values: unknown[] = [];
   let shape = "";
@@ -57,10 +61,16 @@ export async function findApplication(pool: pg.Pool, id: string): Promise<Applic
 }
 
 /** Newest first, one row more than the page so the caller learns whether more remain (as findPage). */
-export async function findApplicationsNewestFirst(pool: pg.Pool, page: PageRequest, match: ApplicationMatch): Promise<Application[]> {
+export async function findApplicationsNewestFirst(
+  pool: pg.Pool,
+  page: PageRequest,
+  match: ApplicationMatch,
+): Promise<Application[]> {
   const { where, values, shape } = whereOf(match, 2, page.cursor);
   const text = `SELECT ${APPLICATION_COLUMNS} FROM applications ${where} ORDER BY created_at DESC, id DESC LIMIT $1`;
-  return (await pool.query<Application>({ name: `applications-page-${shape}`, text, values: [page.limit + 1, ...values] })).rows;
+  return (
+    await pool.query<Application>({ name: `applications-page-${shape}`, text, values: [page.limit + 1, ...values] })
+  ).rows;
 }
 
 export async function countMatchingApplications(pool: pg.Pool, match: ApplicationMatch): Promise<number> {

@@ -20,7 +20,6 @@ const fields = {
   tags: tagsField.nullable(),
 };
 
-
 export const createApplicationSchema = z.strictObject({
   ...fields,
   description: fields.description.optional(),

@@ -5,7 +5,12 @@ import type { Application, Prisma } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { emptyPage, toPage, type Page, type PageRequest } from "../pagination.ts";
-import { countMatchingApplications, findApplication, findApplicationsNewestFirst, type ApplicationMatch } from "./application-reads.ts";
+import {
+  countMatchingApplications,
+  findApplication,
+  findApplicationsNewestFirst,
+  type ApplicationMatch,
+} from "./application-reads.ts";
 import { bodyObject, hasNul, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
 import {
   CRITICALITIES,
@@ -52,7 +57,10 @@ export async function countApplications(ctx: ServiceContext, filter: Application
 }
 
 /** Many applications by id in one statement (GraphQL fields that point at an application). */
-export async function getApplicationsByIds(ctx: ServiceContext, ids: readonly string[]): Promise<Map<string, Application>> {
+export async function getApplicationsByIds(
+  ctx: ServiceContext,
+  ids: readonly string[],
+): Promise<Map<string, Application>> {
   requireScope(ctx.actor, "applications:read");
   const rows = await ctx.db.application.findMany({ where: { id: { in: ids.filter(isId) } } });
   return new Map(rows.map((a) => [a.id, a]));

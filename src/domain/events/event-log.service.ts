@@ -3,13 +3,27 @@
 // a subscription that resumes with a cursor starts with.
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
-import { decodeEventCursor, encodeEventCursor, readHead, readLog, readRenderedLog, type LoggedEvent, type LogPage, type LogRead } from "../../events/event-log.ts";
+import {
+  decodeEventCursor,
+  encodeEventCursor,
+  readHead,
+  readLog,
+  readRenderedLog,
+  type LoggedEvent,
+  type LogPage,
+  type LogRead,
+} from "../../events/event-log.ts";
 import { turnAtOnce, type ReplayRest } from "../../events/replay-pacing.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
 import { EVENT_VIEW_PAGES } from "./event.view.ts";
-import { authorizeEventTypes, openEventSubscription, requireWellFormedApplicationId, type EventSubscriptionFilter } from "./event-subscriptions.ts";
+import {
+  authorizeEventTypes,
+  openEventSubscription,
+  requireWellFormedApplicationId,
+  type EventSubscriptionFilter,
+} from "./event-subscriptions.ts";
 
 /**
  * Log entries one read looks at, at most, when filters leave most of them out: a page of a sparse
@@ -51,12 +65,14 @@ function readableTypes(ctx: ServiceContext, types: readonly EventType[] | undefi
 export const EVENT_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(EVENT_READ_SCOPE))];
 
 /** The types to filter the log on; none when they are all of them. */
-const narrowing = (types: readonly EventType[]) => (EVENT_TYPES.every((type) => types.includes(type)) ? undefined : types);
+const narrowing = (types: readonly EventType[]) =>
+  EVENT_TYPES.every((type) => types.includes(type)) ? undefined : types;
 
 /** The position of a cursor given as `after`, or a 400. */
 export function cursorPosition(cursor: string): number {
   const position = decodeEventCursor(cursor);
-  if (position === undefined) throw invalid("Invalid cursor", [{ path: "after", message: "Not a cursor this service issued" }]);
+  if (position === undefined)
+    throw invalid("Invalid cursor", [{ path: "after", message: "Not a cursor this service issued" }]);
   return position;
 }
 
@@ -64,7 +80,8 @@ export function cursorPosition(cursor: string): number {
 export function checkCursor(after: number | undefined, page: LogPage<unknown>): void {
   if (after === undefined) return;
   if (after < page.prunedThrough) throw cursorExpired();
-  if (after > page.head) throw invalid("Invalid cursor", [{ path: "after", message: "Not a cursor of this event log" }]);
+  if (after > page.head)
+    throw invalid("Invalid cursor", [{ path: "after", message: "Not a cursor of this event log" }]);
 }
 
 export async function readEvents(ctx: ServiceContext, query: EventLogQuery): Promise<EventLogPage> {

@@ -43,7 +43,10 @@ export function eventPredicate(filter: EventSubscriptionFilter): (event: LoggedE
 }
 
 /** Authorizes a subscription, then answers the predicate its stream is narrowed with. */
-export function openEventSubscription(ctx: ServiceContext, filter: EventSubscriptionFilter): (event: LoggedEvent) => boolean {
+export function openEventSubscription(
+  ctx: ServiceContext,
+  filter: EventSubscriptionFilter,
+): (event: LoggedEvent) => boolean {
   authorizeEventTypes(ctx, filter.types);
   requireWellFormedApplicationId(filter.applicationId);
   return eventPredicate(filter);

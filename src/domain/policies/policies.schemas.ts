@@ -16,7 +16,6 @@ const conditionsSchema = z.strictObject({
 });
 export type PolicyConditionsInput = z.infer<typeof conditionsSchema>;
 
-
 export const createPolicySchema = z.strictObject({
   name: nameField,
   action: z.enum(POLICY_ACTIONS),

@@ -24,14 +24,21 @@ export interface PolicyEvaluation {
   violations: PolicyViolation[];
 }
 
-type ApplicablePolicy = Pick<Policy, "id" | "name" | "action" | "vulnerabilitySeverity" | "allApplications" | "applicationIds">;
+type ApplicablePolicy = Pick<
+  Policy,
+  "id" | "name" | "action" | "vulnerabilitySeverity" | "allApplications" | "applicationIds"
+>;
 type LiveVulnerability = { id: string; severity: Severity };
 
 const appliesTo = (policy: ApplicablePolicy, applicationId: string) =>
   policy.allApplications || policy.applicationIds.includes(applicationId);
 
 /** The verdict of the policies that apply to an application on its live (open, in_progress) vulnerabilities, ids ascending. */
-function judge(applicationId: string, policies: readonly ApplicablePolicy[], vulnerabilities: readonly LiveVulnerability[]): PolicyEvaluation {
+function judge(
+  applicationId: string,
+  policies: readonly ApplicablePolicy[],
+  vulnerabilities: readonly LiveVulnerability[],
+): PolicyEvaluation {
   const violations: PolicyViolation[] = [];
   let allowMatches = false;
   for (const policy of policies) {
@@ -40,7 +47,13 @@ function judge(applicationId: string, policies: readonly ApplicablePolicy[], vul
     const matching = vulnerabilities.filter((v) => !threshold || atLeast(v.severity, threshold)).map((v) => v.id);
     if (matching.length === 0) continue;
     if (policy.action === "allow") allowMatches = true;
-    else violations.push({ policyId: policy.id, policyName: policy.name, action: policy.action, vulnerabilityIds: matching });
+    else
+      violations.push({
+        policyId: policy.id,
+        policyName: policy.name,
+        action: policy.action,
+        vulnerabilityIds: matching,
+      });
   }
 
   const blocked = violations.some((v) => v.action === "block") && !allowMatches;
@@ -70,7 +83,10 @@ export async function evaluatePolicies(db: Db | Tx, applicationId: string): Prom
  * Application.policyEvaluation under a list of applications), for applications the caller has
  * read already (an id with no application is judged as one with no vulnerabilities).
  */
-export async function getPolicyEvaluations(ctx: ServiceContext, applicationIds: readonly string[]): Promise<Map<string, PolicyEvaluation>> {
+export async function getPolicyEvaluations(
+  ctx: ServiceContext,
+  applicationIds: readonly string[],
+): Promise<Map<string, PolicyEvaluation>> {
   requireScope(ctx.actor, "policies:read");
   const ids = applicationIds.filter(isId);
   if (ids.length === 0) return new Map();

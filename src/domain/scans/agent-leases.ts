@@ -34,7 +34,11 @@ const heldBy = (scanId: string, holder: LeaseHolder) => Prisma.sql`
   AND lease_expires_at > now() AND (${holder.leaseId ?? null}::uuid IS NULL OR lease_id = ${holder.leaseId ?? null}::uuid)`;
 
 /** The scan columns a claim returns, named as Prisma's Scan fields, so its row is a Scan. */
-const CLAIMED_SCAN = Prisma.raw(Object.entries(SCAN_COLUMNS).map(([field, column]) => `${column.replace(/^t\./, "s.")} AS "${field}"`).join(", "));
+const CLAIMED_SCAN = Prisma.raw(
+  Object.entries(SCAN_COLUMNS)
+    .map(([field, column]) => `${column.replace(/^t\./, "s.")} AS "${field}"`)
+    .join(", "),
+);
 
 /**
  * Claims the oldest queued scan of these types for an agent: now running (scan.started), its lease
@@ -99,7 +103,8 @@ export async function lockHeldScan(tx: Tx, scanId: string, holder: LeaseHolder):
 /** Why the holder has no live lease on this (existing) scan, for a 409 that says what happened. */
 export function whyNotHeld(scan: Scan, holder: LeaseHolder): string {
   if (scan.status === "completed" || scan.status === "failed") return `The scan is already ${scan.status}`;
-  if (scan.status === "queued") return "The scan is queued: no agent holds it (its lease lapsed or was released); claim it again";
+  if (scan.status === "queued")
+    return "The scan is queued: no agent holds it (its lease lapsed or was released); claim it again";
   if (!scan.agent) return "The scan is run by the service's own engine, not by an agent";
   if (scan.leaseOwner !== holder.owner || (holder.leaseId !== undefined && scan.leaseId !== holder.leaseId)) {
     return "The scan's lease is held by another claim: this one was lost";
@@ -157,7 +162,11 @@ async function settleLapsedLeases(tx: Tx): Promise<{ requeued: number; failed: n
     const failed = await tx.scan.findMany({ where: { id: { in: failedIds } } });
     await recordEvents(
       tx,
-      failed.map((scan) => ({ type: "scan.failed" as const, data: toScanEventData(scan), applicationId: scan.applicationId })),
+      failed.map((scan) => ({
+        type: "scan.failed" as const,
+        data: toScanEventData(scan),
+        applicationId: scan.applicationId,
+      })),
     );
   }
   return { requeued: rows.length - failedIds.length, failed: failedIds.length };

@@ -7,7 +7,9 @@ export const MIN_LEASE_SECONDS = 30;
 export const MAX_LEASE_SECONDS = 3600;
 export const MAX_WAIT_SECONDS = 30;
 
-const leaseIdField = z.uuid("Must be the leaseId the claim answered").describe("The claim's leaseId: the lease must be that very claim");
+const leaseIdField = z
+  .uuid("Must be the leaseId the claim answered")
+  .describe("The claim's leaseId: the lease must be that very claim");
 
 export const claimScanJobSchema = z.strictObject({
   scanTypes: z

@@ -8,9 +8,21 @@ import type { Application, Scan } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { bodyObject, parseInput } from "../validation.ts";
-import { claimForAgent, lockHeldScan, renewAgentLease, requeueHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
+import {
+  claimForAgent,
+  lockHeldScan,
+  renewAgentLease,
+  requeueHeldScan,
+  whyNotHeld,
+  type LeaseHolder,
+} from "./agent-leases.ts";
 import { markFailed } from "./scan-lifecycle.ts";
-import { claimScanJobQuerySchema, claimScanJobSchema, failScanJobSchema, leaseBodySchema } from "./scan-jobs.schemas.ts";
+import {
+  claimScanJobQuerySchema,
+  claimScanJobSchema,
+  failScanJobSchema,
+  leaseBodySchema,
+} from "./scan-jobs.schemas.ts";
 
 export interface ScanJob {
   scan: Scan;
@@ -27,27 +39,45 @@ const optionalBody = (body: unknown) => (body === undefined ? {} : bodyObject(bo
  * (woken by NOTIFY; answered at once when the service stops). `signal` aborts the wait when the
  * caller has gone: a scan claimed just as it went is handed straight back, uncounted.
  */
-export async function claimScanJob(ctx: ServiceContext, body: unknown, query: unknown, signal?: AbortSignal): Promise<ScanJob | null> {
+export async function claimScanJob(
+  ctx: ServiceContext,
+  body: unknown,
+  query: unknown,
+  signal?: AbortSignal,
+): Promise<ScanJob | null> {
   const actor = requireScope(ctx.actor, "scans:run");
   const input = parseInput(claimScanJobSchema, bodyObject(body, []));
   const { waitSeconds } = parseInput(claimScanJobQuerySchema, query, "Query parameters");
-  const notExternal = input.scanTypes.flatMap((type, i) => (ctx.settings.externalScanTypes.includes(type) ? [] : [{ type, i }]));
+  const notExternal = input.scanTypes.flatMap((type, i) =>
+    ctx.settings.externalScanTypes.includes(type) ? [] : [{ type, i }],
+  );
   if (notExternal.length > 0) {
     throw invalid(
       "Agents run only the scan types whose engine is external (SCAN_ENGINES)",
-      notExternal.map(({ type, i }) => ({ path: `scanTypes[${i}]`, message: `${type} scans are run by the service itself; set SCAN_ENGINES=${type}:external to hand them to agents` })),
+      notExternal.map(({ type, i }) => ({
+        path: `scanTypes[${i}]`,
+        message: `${type} scans are run by the service itself; set SCAN_ENGINES=${type}:external to hand them to agents`,
+      })),
     );
   }
   const scanTypes = [...new Set(input.scanTypes)];
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
     const wait = ctx.scanQueue.subscribe();
-    const claimed = await claimForAgent(ctx.db, { scanTypes, owner: actor.sub, agent: input.agent, leaseSeconds: input.leaseSeconds });
+    const claimed = await claimForAgent(ctx.db, {
+      scanTypes,
+      owner: actor.sub,
+      agent: input.agent,
+      leaseSeconds: input.leaseSeconds,
+    });
     if (claimed) {
       wait.cancel();
       const { scan, application, leaseId } = claimed;
       if (signal?.aborted) {
-        await ctx.db.$transaction(async (tx) => (await lockHeldScan(tx, scan.id, { owner: actor.sub, leaseId })) && requeueHeldScan(tx, scan.id));
+        await ctx.db.$transaction(
+          async (tx) =>
+            (await lockHeldScan(tx, scan.id, { owner: actor.sub, leaseId })) && requeueHeldScan(tx, scan.id),
+        );
         return null;
       }
       return { scan, application, leaseId, leaseExpiresAt: scan.leaseExpiresAt! };
@@ -87,7 +117,9 @@ export async function failScanJob(ctx: ServiceContext, scanId: string, body: unk
   const actor = requireScope(ctx.actor, "scans:run");
   const input = parseInput(failScanJobSchema, bodyObject(body, []));
   const holder = holderOf(actor, scanId, input.leaseId);
-  const failed = await ctx.db.$transaction(async (tx) => ((await lockHeldScan(tx, scanId, holder)) ? markFailed(tx, scanId, input.reason) : null));
+  const failed = await ctx.db.$transaction(async (tx) =>
+    (await lockHeldScan(tx, scanId, holder)) ? markFailed(tx, scanId, input.reason) : null,
+  );
   return failed ?? notHeld(ctx, scanId, holder);
 }
 
@@ -96,6 +128,8 @@ export async function releaseScanJob(ctx: ServiceContext, scanId: string, body: 
   const actor = requireScope(ctx.actor, "scans:run");
   const { leaseId } = parseInput(leaseBodySchema, optionalBody(body));
   const holder = holderOf(actor, scanId, leaseId);
-  const released = await ctx.db.$transaction(async (tx) => ((await lockHeldScan(tx, scanId, holder)) ? requeueHeldScan(tx, scanId) : null));
+  const released = await ctx.db.$transaction(async (tx) =>
+    (await lockHeldScan(tx, scanId, holder)) ? requeueHeldScan(tx, scanId) : null,
+  );
   return released ?? notHeld(ctx, scanId, holder);
 }

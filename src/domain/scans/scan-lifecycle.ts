@@ -57,7 +57,10 @@ export async function claimScans(db: Db, options: ClaimOptions): Promise<Scan[]>
       if (row.run_attempts > options.maxAttempts) {
         await markFailed(tx, row.id, `Gave up after ${options.maxAttempts} attempts`);
       } else if (row.status === "queued") {
-        const scan = await tx.scan.update({ where: { id: row.id }, data: { status: "running", startedAt: new Date() } });
+        const scan = await tx.scan.update({
+          where: { id: row.id },
+          data: { status: "running", startedAt: new Date() },
+        });
         await recordEvent(tx, "scan.started", toScanEventData(scan), { applicationId: scan.applicationId });
         claimed.push(scan);
       } else {
@@ -158,7 +161,11 @@ export async function finishScan(tx: Tx, scan: Scan, findings: FindingBatches): 
  * is not waiting: its lease bounds it (and the agent's own timeout its tool). Should that lease
  * lapse past the timeout, the scan, queued again, fails here instead of waiting for another agent.
  */
-export async function failOverdueExternalScans(db: Db, scanTypes: readonly string[], timeoutMs: number): Promise<number> {
+export async function failOverdueExternalScans(
+  db: Db,
+  scanTypes: readonly string[],
+  timeoutMs: number,
+): Promise<number> {
   if (scanTypes.length === 0) return 0;
   return db.$transaction(async (tx) => {
     const overdue = await tx.$queryRaw<{ id: string }[]>`
@@ -168,7 +175,8 @@ export async function failOverdueExternalScans(db: Db, scanTypes: readonly strin
        ORDER BY created_at
        LIMIT 100
        FOR UPDATE SKIP LOCKED`;
-    for (const { id } of overdue) await markFailed(tx, id, `No report arrived within ${timeoutMs} ms (SCAN_EXTERNAL_TIMEOUT_MS)`);
+    for (const { id } of overdue)
+      await markFailed(tx, id, `No report arrived within ${timeoutMs} ms (SCAN_EXTERNAL_TIMEOUT_MS)`);
     return overdue.length;
   });
 }

@@ -54,7 +54,12 @@ const sourceOf = (report: ScanReport) => ({
   sourceToolVersion: report.toolVersion,
 });
 
-export async function ingestReport(ctx: ServiceContext, applicationId: string, report: ScanReport, query: unknown): Promise<Scan> {
+export async function ingestReport(
+  ctx: ServiceContext,
+  applicationId: string,
+  report: ScanReport,
+  query: unknown,
+): Promise<Scan> {
   const actor = requireScope(ctx.actor, "scans:write");
   const options = parseInput(reportUploadQuerySchema, query, "Query parameters");
   if (!isId(applicationId)) throw notFound("Application");
@@ -110,7 +115,8 @@ export async function completeScanWithReport(
   const actor = isAgentOnly(ctx.actor) ? ctx.actor : requireScope(ctx.actor, "scans:write");
   const options = parseInput(completeQuerySchema, query, "Query parameters");
   // The lease the caller must hold, or null when it need hold none.
-  const lease: LeaseHolder | null = isAgentOnly(actor) || options.leaseId !== undefined ? { owner: actor.sub, leaseId: options.leaseId } : null;
+  const lease: LeaseHolder | null =
+    isAgentOnly(actor) || options.leaseId !== undefined ? { owner: actor.sub, leaseId: options.leaseId } : null;
   if (!isId(applicationId) || !isId(scanId)) throw notFound("Scan");
   return ctx.db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<unknown[]>`
@@ -119,17 +125,24 @@ export async function completeScanWithReport(
     const scan = await tx.scan.findUniqueOrThrow({ where: { id: scanId } });
     if (scan.status === "completed" || scan.status === "failed") throw conflict(`The scan is already ${scan.status}`);
     if (!ctx.settings.externalScanTypes.includes(scan.scanType)) {
-      throw conflict(`${scan.scanType} scans run on the built-in engine; set SCAN_ENGINES=${scan.scanType}:external to complete them with reports`);
+      throw conflict(
+        `${scan.scanType} scans run on the built-in engine; set SCAN_ENGINES=${scan.scanType}:external to complete them with reports`,
+      );
     }
     if (lease && !(await lockHeldScan(tx, scanId, lease))) throw conflict(whyNotHeld(scan, lease));
     if (options.scanType !== undefined && options.scanType !== scan.scanType) {
-      throw invalid("The report is for another scan type", [{ path: "scanType", message: `Must be the scan's type (${scan.scanType})` }]);
+      throw invalid("The report is for another scan type", [
+        { path: "scanType", message: `Must be the scan's type (${scan.scanType})` },
+      ]);
     }
     // An agent's claim already started it (scan.started); a queued one starts and finishes now.
     if (scan.status === "running") {
       return finishScan(tx, await tx.scan.update({ where: { id: scanId }, data: sourceOf(report) }), report.findings);
     }
-    const running = await tx.scan.update({ where: { id: scanId }, data: { status: "running", startedAt: new Date(), ...sourceOf(report) } });
+    const running = await tx.scan.update({
+      where: { id: scanId },
+      data: { status: "running", startedAt: new Date(), ...sourceOf(report) },
+    });
     return startAndFinish(tx, running, report);
   }, REPORT_TRANSACTION);
 }

@@ -32,7 +32,11 @@ export const SCAN_COLUMNS: Readonly<Record<keyof Scan, string>> = {
 const DATES = ["createdAt", "startedAt", "completedAt", "leaseExpiresAt"];
 
 /** A page of each application's scans, newest first; `fields` as in vulnerabilityPages. */
-export function scanPages(ctx: ServiceContext, page: PageRequest, fields?: readonly string[]): PerApplicationRead<Page<Scan>> {
+export function scanPages(
+  ctx: ServiceContext,
+  page: PageRequest,
+  fields?: readonly string[],
+): PerApplicationRead<Page<Scan>> {
   requireScope(ctx.actor, "scans:read");
   const columns = projection(SCAN_COLUMNS, fields);
   return {

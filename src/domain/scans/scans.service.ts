@@ -35,7 +35,10 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
         triggeredBy: input.triggeredBy ?? actor.sub,
         createdAt: new Date(),
         // Its report, from CI, will say which tool it was.
-        ...(ctx.settings.externalScanTypes.includes(input.scanType) && { sourceKind: "report" as const, sourceTool: "external" }),
+        ...(ctx.settings.externalScanTypes.includes(input.scanType) && {
+          sourceKind: "report" as const,
+          sourceTool: "external",
+        }),
         ...(engine?.source && engineSourceColumns(engine.source)),
       },
     });
@@ -52,11 +55,17 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
 
 /** An engine that crawls the application (the dast baseline) has nothing to scan without its serviceUrl: 400. */
 async function requireServiceUrl(ctx: ServiceContext, applicationId: string, scanType: string): Promise<void> {
-  const application = await ctx.db.application.findUnique({ where: { id: applicationId }, select: { serviceUrl: true } });
+  const application = await ctx.db.application.findUnique({
+    where: { id: applicationId },
+    select: { serviceUrl: true },
+  });
   if (!application) throw notFound("Application");
   if (!application.serviceUrl) {
     throw invalid(`The application has no serviceUrl for the ${scanType} scan to crawl`, [
-      { path: "serviceUrl", message: `Required to trigger a ${scanType} scan (SCAN_ENGINES runs ${scanType} on the baseline engine): set the application's serviceUrl first` },
+      {
+        path: "serviceUrl",
+        message: `Required to trigger a ${scanType} scan (SCAN_ENGINES runs ${scanType} on the baseline engine): set the application's serviceUrl first`,
+      },
     ]);
   }
 }
@@ -69,7 +78,8 @@ export async function listScans(ctx: ServiceContext, applicationId: string, page
 
 export async function getScan(ctx: ServiceContext, applicationId: string, scanId: string): Promise<Scan> {
   requireScope(ctx.actor, "scans:read");
-  const scan = isId(scanId) && isId(applicationId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
+  const scan =
+    isId(scanId) && isId(applicationId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
   if (scan) return scan; // its application exists (foreign key): one query on the common path
   await requireApplication(ctx.db, applicationId);
   throw notFound("Scan");

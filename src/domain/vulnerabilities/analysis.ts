@@ -6,7 +6,14 @@ import type { VULNERABILITY_STATUSES } from "./vulnerabilities.schemas.ts";
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
 
 /** CycloneDX `analysis.state`; OpenVEX statuses map onto four of them (openvex-document.ts). */
-export const ANALYSIS_STATES = ["not_affected", "false_positive", "in_triage", "exploitable", "resolved", "resolved_with_pedigree"] as const;
+export const ANALYSIS_STATES = [
+  "not_affected",
+  "false_positive",
+  "in_triage",
+  "exploitable",
+  "resolved",
+  "resolved_with_pedigree",
+] as const;
 export type AnalysisState = (typeof ANALYSIS_STATES)[number];
 
 /** OpenVEX 0.2.0's justifications (the VEX working group's labels). */
@@ -34,7 +41,13 @@ export const JUSTIFICATIONS = [...OPENVEX_JUSTIFICATIONS, ...CYCLONEDX_JUSTIFICA
 export type Justification = (typeof JUSTIFICATIONS)[number];
 
 /** CycloneDX `analysis.response`. */
-export const ANALYSIS_RESPONSES = ["can_not_fix", "will_not_fix", "update", "rollback", "workaround_available"] as const;
+export const ANALYSIS_RESPONSES = [
+  "can_not_fix",
+  "will_not_fix",
+  "update",
+  "rollback",
+  "workaround_available",
+] as const;
 export type AnalysisResponse = (typeof ANALYSIS_RESPONSES)[number];
 
 export const ANALYSIS_SOURCES = ["vex", "report"] as const;
@@ -57,7 +70,12 @@ export interface Analysis extends Decision {
 }
 
 /** The decision as made by `by` from `source` at `at`, its keys in the order the API writes them. */
-export const analysisOfDecision = ({ state, justification, detail, response }: Decision, source: AnalysisSource, by: string | null, at: string): Analysis => ({
+export const analysisOfDecision = (
+  { state, justification, detail, response }: Decision,
+  source: AnalysisSource,
+  by: string | null,
+  at: string,
+): Analysis => ({
   state,
   justification,
   detail,
@@ -87,8 +105,15 @@ export const sameDecision = (a: Decision | null | undefined, b: Decision): boole
 
 export const analysisViewSchema = z
   .object({
-    state: z.enum(ANALYSIS_STATES).describe("CycloneDX's analysis.state; OpenVEX's statuses arrive as not_affected, in_triage, exploitable and resolved"),
-    justification: z.enum(JUSTIFICATIONS).nullable().describe("In the vocabulary of the document that gave it (OpenVEX or CycloneDX)"),
+    state: z
+      .enum(ANALYSIS_STATES)
+      .describe(
+        "CycloneDX's analysis.state; OpenVEX's statuses arrive as not_affected, in_triage, exploitable and resolved",
+      ),
+    justification: z
+      .enum(JUSTIFICATIONS)
+      .nullable()
+      .describe("In the vocabulary of the document that gave it (OpenVEX or CycloneDX)"),
     detail: z.string().nullable(),
     response: z.array(z.enum(ANALYSIS_RESPONSES)),
     source: z.enum(ANALYSIS_SOURCES).describe("A VEX document, or the scanner's report that found it"),

@@ -6,7 +6,14 @@
 import type { Vulnerability } from "../../generated/prisma/client.ts";
 import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
-import { analysisOfDecision, sameDecision, STATUS_OF_STATE, type Analysis, type AnalysisSource, type Decision } from "./analysis.ts";
+import {
+  analysisOfDecision,
+  sameDecision,
+  STATUS_OF_STATE,
+  type Analysis,
+  type AnalysisSource,
+  type Decision,
+} from "./analysis.ts";
 
 /** Rows per statement: 10,000 decisions are four statements (and 100,000 forty). */
 const CHUNK = 2_500;
@@ -33,14 +40,19 @@ export interface DecisionChunk {
 
 /** Whether the decision would change the vulnerability (its status or its analysis). */
 export function changes({ target, decision }: DecisionToWrite): boolean {
-  return target.status !== STATUS_OF_STATE[decision.state] || !sameDecision(target.analysis as Analysis | null, decision);
+  return (
+    target.status !== STATUS_OF_STATE[decision.state] || !sameDecision(target.analysis as Analysis | null, decision)
+  );
 }
 
 /**
  * The decisions that change something, and the chunks that write them, each made as it is asked
  * for (so that the next can be made while the previous is written).
  */
-export function decisionChunks<D extends DecisionToWrite>(decisions: readonly D[], origin: DecisionOrigin): { changed: D[]; chunks: Iterable<DecisionChunk> } {
+export function decisionChunks<D extends DecisionToWrite>(
+  decisions: readonly D[],
+  origin: DecisionOrigin,
+): { changed: D[]; chunks: Iterable<DecisionChunk> } {
   const changed = decisions.filter(changes);
   return { changed, chunks: chunksMade(changed, origin) };
 }

@@ -42,12 +42,20 @@ const WRITE_DECISIONS = `
   SELECT ${NOTIFY_EVENTS_WRITTEN}`;
 
 /** One statement for the rows, their history and their events. */
-export async function writeDecisionChunk(runner: SqlRunner, chunk: DecisionChunk, origin: DecisionOrigin): Promise<void> {
+export async function writeDecisionChunk(
+  runner: SqlRunner,
+  chunk: DecisionChunk,
+  origin: DecisionOrigin,
+): Promise<void> {
   await runSql(runner, WRITE_DECISIONS, [chunk.rows, origin.at, origin.source]);
 }
 
 /** Writes the decisions that change something; returns those. */
-export async function writeDecisions<D extends DecisionToWrite>(runner: SqlRunner, decisions: readonly D[], origin: DecisionOrigin): Promise<D[]> {
+export async function writeDecisions<D extends DecisionToWrite>(
+  runner: SqlRunner,
+  decisions: readonly D[],
+  origin: DecisionOrigin,
+): Promise<D[]> {
   const { changed, chunks } = decisionChunks(decisions, origin);
   await writeOverlapped(chunks, (chunk) => writeDecisionChunk(runner, chunk, origin));
   return changed;

@@ -19,6 +19,13 @@ export function keptStatementRows(statements: readonly VexStatement[]): string[]
   // Within one document the last statement of a key is the one in force.
   const latest = new Map<string, VexStatement>();
   for (const s of statements) latest.set(keyOf(s), s);
-  const rows = [...latest].map(([key, s]) => ({ id: newId(), key, ids: s.ids, products: s.products, decision: s.decision, status: STATUS_OF_STATE[s.decision.state] }));
+  const rows = [...latest].map(([key, s]) => ({
+    id: newId(),
+    key,
+    ids: s.ids,
+    products: s.products,
+    decision: s.decision,
+    status: STATUS_OF_STATE[s.decision.state],
+  }));
   return [...chunksOf(rows, CHUNK)].map((chunk) => JSON.stringify(chunk));
 }

@@ -32,7 +32,13 @@ const KEEP_STATEMENTS = `
   -- The same statement again is the decision it was: kept as first made, and no row rewritten.
   WHERE (vex_statements.analysis, vex_statements.by) IS DISTINCT FROM (excluded.analysis, excluded.by)`;
 
-export async function keepStatementRows(runner: SqlRunner, applicationId: string, rows: string, by: string, at: Date): Promise<void> {
+export async function keepStatementRows(
+  runner: SqlRunner,
+  applicationId: string,
+  rows: string,
+  by: string,
+  at: Date,
+): Promise<void> {
   await runSql(runner, KEEP_STATEMENTS, [applicationId, rows, by, at]);
 }
 
@@ -48,7 +54,11 @@ interface KeptRow {
  * Decides the application's new vulnerabilities by the statements kept for it: each one the
  * latest statement matching it decides, as its author (vulnerability.updated, a history row).
  */
-export async function decideNewVulnerabilities(tx: Tx, applicationId: string, created: readonly (DecisionTarget & Matchable)[]): Promise<number> {
+export async function decideNewVulnerabilities(
+  tx: Tx,
+  applicationId: string,
+  created: readonly (DecisionTarget & Matchable)[],
+): Promise<number> {
   const ids = [...new Set(created.flatMap((v) => v.aliases))];
   if (ids.length === 0) return 0;
   const kept = await tx.$queryRaw<KeptRow[]>`
@@ -58,7 +68,12 @@ export async function decideNewVulnerabilities(tx: Tx, applicationId: string, cr
                    WHERE s.application_id = ${applicationId}::uuid AND vid IN (SELECT unnest(${ids}::text[])))
      ORDER BY recorded_at, id`;
   if (kept.length === 0) return 0;
-  const statements = kept.map((row) => ({ ids: row.vulnerability_ids, products: row.products, madeAt: row.recorded_at.getTime(), row }));
+  const statements = kept.map((row) => ({
+    ids: row.vulnerability_ids,
+    products: row.products,
+    madeAt: row.recorded_at.getTime(),
+    row,
+  }));
   const { decided } = await matchStatements(statements, created);
   const decisions = [...decided].map(([target, { row }]) => ({ target, decision: row.analysis, by: row.by }));
   return (await writeDecisions(tx, decisions, { source: "vex", at: new Date() })).length;

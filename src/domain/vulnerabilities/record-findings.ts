@@ -13,7 +13,11 @@ import { STATUS_OF_STATE, type Analysis, type VulnerabilityStatus } from "./anal
 import type { Finding, FindingBatches } from "./finding.ts";
 import { decideNewVulnerabilities } from "./kept-statements.ts";
 import { canonicalIds } from "./vulnerability-ids.ts";
-import { toVulnerabilityCreatedData, toVulnerabilityResolvedData, toVulnerabilityUpdatedData } from "./vulnerability.view.ts";
+import {
+  toVulnerabilityCreatedData,
+  toVulnerabilityResolvedData,
+  toVulnerabilityUpdatedData,
+} from "./vulnerability.view.ts";
 
 /**
  * Rows per statement: large enough to amortise the round trip, small enough to bound memory.
@@ -47,7 +51,14 @@ interface SeenRow {
   status: VulnerabilityStatus;
   took_report: boolean;
   /** What its vulnerability.updated event needs: only for a row that took the report's decision. */
-  decided: { id: string; status: VulnerabilityStatus; analysis: unknown; severity: Finding["severity"]; title: string; created_at: string } | null;
+  decided: {
+    id: string;
+    status: VulnerabilityStatus;
+    analysis: unknown;
+    severity: Finding["severity"];
+    title: string;
+    created_at: string;
+  } | null;
 }
 
 /**
@@ -177,14 +188,25 @@ async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now
   await recordEvents(tx, [
     ...created.map((f) => ({
       type: "vulnerability.created" as const,
-      data: toVulnerabilityCreatedData({ id: f.id, severity: f.severity, applicationId, title: f.title, createdAt: now }),
+      data: toVulnerabilityCreatedData({
+        id: f.id,
+        severity: f.severity,
+        applicationId,
+        title: f.title,
+        createdAt: now,
+      }),
       applicationId,
       occurredAt: now,
     })),
     // The report's own decision changed a known vulnerability's record.
     ...decidedByReport.map((row) => ({
       type: "vulnerability.updated" as const,
-      data: toVulnerabilityUpdatedData({ ...row, applicationId, createdAt: new Date(row.created_at), analysis: row.analysis as never }),
+      data: toVulnerabilityUpdatedData({
+        ...row,
+        applicationId,
+        createdAt: new Date(row.created_at),
+        analysis: row.analysis as never,
+      }),
       applicationId,
       occurredAt: now,
     })),
@@ -245,12 +267,25 @@ export async function recordFindings(tx: Tx, scan: Scan, batches: FindingBatches
       tx,
       chunk.map((v) => ({
         type: "vulnerability.resolved",
-        data: toVulnerabilityResolvedData({ id: v.id, severity: v.severity, applicationId, title: v.title, createdAt: v.created_at, status: "resolved" }),
+        data: toVulnerabilityResolvedData({
+          id: v.id,
+          severity: v.severity,
+          applicationId,
+          title: v.title,
+          createdAt: v.created_at,
+          status: "resolved",
+        }),
         applicationId,
         occurredAt: now,
       })),
     );
   }
 
-  return { created, seenAgain, reopened, resolved: resolved.length, summary: { ...summary, totalFindings: reported.size } };
+  return {
+    created,
+    seenAgain,
+    reopened,
+    resolved: resolved.length,
+    summary: { ...summary, totalFindings: reported.size },
+  };
 }

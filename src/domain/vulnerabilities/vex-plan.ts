@@ -22,11 +22,22 @@ export interface VexPlan extends VexCounts {
 /** A vulnerability a statement may be about. */
 export type Candidate = DecisionTarget & Matchable;
 
-export const statementIds = (reading: VexReading): string => JSON.stringify([...new Set(reading.statements.flatMap((s) => s.ids))]);
+export const statementIds = (reading: VexReading): string =>
+  JSON.stringify([...new Set(reading.statements.flatMap((s) => s.ids))]);
 
-export async function planVex(reading: VexReading, candidates: readonly Candidate[], by: string, at: Date): Promise<VexPlan> {
+export async function planVex(
+  reading: VexReading,
+  candidates: readonly Candidate[],
+  by: string,
+  at: Date,
+): Promise<VexPlan> {
   const { decided, matched } = await matchStatements(reading.statements, candidates);
-  const decisions = [...decided].map(([target, statement]) => ({ target, decision: statement.decision, by, statement }));
+  const decisions = [...decided].map(([target, statement]) => ({
+    target,
+    decision: statement.decision,
+    by,
+    statement,
+  }));
   const { changed, chunks } = decisionChunks(decisions, { source: "vex", at });
   const changing = new Set<VexStatement>(changed.map((d) => d.statement));
   return {

@@ -49,7 +49,12 @@ const RESTS_WITHIN_MS = 1_500;
  * application's lock is waited for holding no turn: the apply that holds the lock may be waiting
  * for the turn.
  */
-export async function applyVexReading(client: pg.ClientBase, reading: VexReading, { applicationId, by, at }: VexTarget, turns = new BulkTurns()): Promise<VexCounts> {
+export async function applyVexReading(
+  client: pg.ClientBase,
+  reading: VexReading,
+  { applicationId, by, at }: VexTarget,
+  turns = new BulkTurns(),
+): Promise<VexCounts> {
   const restUntil = performance.now() + RESTS_WITHIN_MS;
   const kept = await turns.take(() => keptStatementRows(reading.statements));
   return inTransaction(client, async () => {
@@ -65,9 +70,13 @@ export async function applyVexReading(client: pg.ClientBase, reading: VexReading
     function* writes(): Iterable<() => Promise<unknown>> {
       for (const chunk of kept) yield () => turns.take(() => keepStatementRows(client, applicationId, chunk, by, at));
       // The decisions' chunks are made one at a time, each while the one before is written.
-      for (const chunk of plan.decisions) yield () => turns.take(() => writeDecisionChunk(client, chunk, { source: "vex", at }));
+      for (const chunk of plan.decisions)
+        yield () => turns.take(() => writeDecisionChunk(client, chunk, { source: "vex", at }));
     }
-    await writeOverlapped(writes(), restBetweenWrites((write) => write(), { restUntil }));
+    await writeOverlapped(
+      writes(),
+      restBetweenWrites((write) => write(), { restUntil }),
+    );
     return { applied: plan.applied, unchanged: plan.unchanged, pending: plan.pending };
   });
 }

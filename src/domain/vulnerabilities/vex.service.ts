@@ -29,7 +29,11 @@ export interface VexDocument {
  * Applies a VEX document to the application's vulnerabilities. `open` reads the document once the
  * caller is known to be allowed to (the scope is checked before anything about the input).
  */
-export async function applyVex(ctx: ServiceContext, applicationId: string, open: () => Promise<VexDocument>): Promise<VexOutcome> {
+export async function applyVex(
+  ctx: ServiceContext,
+  applicationId: string,
+  open: () => Promise<VexDocument>,
+): Promise<VexOutcome> {
   const actor = requireScope(ctx.actor, "vulnerabilities:triage");
   await requireApplication(ctx.db, applicationId);
   const document = await open();
@@ -46,16 +50,31 @@ export async function applyVex(ctx: ServiceContext, applicationId: string, open:
 }
 
 /** A vulnerability with a decision in force, as an export needs it. */
-export type DecidedVulnerability = Pick<Vulnerability, "id" | "aliases" | "location" | "packageName" | "packageVersion" | "status" | "analysis" | "title">;
+export type DecidedVulnerability = Pick<
+  Vulnerability,
+  "id" | "aliases" | "location" | "packageName" | "packageVersion" | "status" | "analysis" | "title"
+>;
 
 /** The application and every one of its vulnerabilities with an analysis, oldest first. */
 export async function decisionsInForce(ctx: ServiceContext, applicationId: string) {
   requireScope(ctx.actor, "vulnerabilities:read");
   await requireApplication(ctx.db, applicationId);
-  const application = await ctx.db.application.findUniqueOrThrow({ where: { id: applicationId }, select: { id: true, name: true } });
+  const application = await ctx.db.application.findUniqueOrThrow({
+    where: { id: applicationId },
+    select: { id: true, name: true },
+  });
   const vulnerabilities: DecidedVulnerability[] = await ctx.db.vulnerability.findMany({
     where: { applicationId, analysis: { not: Prisma.AnyNull } },
-    select: { id: true, aliases: true, location: true, packageName: true, packageVersion: true, status: true, analysis: true, title: true },
+    select: {
+      id: true,
+      aliases: true,
+      location: true,
+      packageName: true,
+      packageVersion: true,
+      status: true,
+      analysis: true,
+      title: true,
+    },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return { application, vulnerabilities };

@@ -6,7 +6,11 @@ import type { ServiceContext } from "../context.ts";
 import { toPage, type Page, type PageRequest } from "../pagination.ts";
 import { countOf, pageRowsSql, projection, reviveRows, type PerApplicationRead } from "../per-application.ts";
 import { parseInput, type Severity } from "../validation.ts";
-import { vulnerabilityFilterSchema, type VulnerabilityFilter, VULNERABILITY_STATUSES } from "./vulnerabilities.schemas.ts";
+import {
+  vulnerabilityFilterSchema,
+  type VulnerabilityFilter,
+  VULNERABILITY_STATUSES,
+} from "./vulnerabilities.schemas.ts";
 import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
 
 /** Every column by the name and type of Prisma's Vulnerability field (a test compares the two). */

@@ -33,23 +33,40 @@ export async function listApplicationVulnerabilities(
 }
 
 /** One of the application's vulnerabilities; 404 when the application has no such one. */
-export async function getApplicationVulnerability(ctx: ServiceContext, applicationId: string, vulnerabilityId: string): Promise<Vulnerability> {
+export async function getApplicationVulnerability(
+  ctx: ServiceContext,
+  applicationId: string,
+  vulnerabilityId: string,
+): Promise<Vulnerability> {
   requireScope(ctx.actor, "vulnerabilities:read");
-  const found = isId(applicationId) && isId(vulnerabilityId) ? await ctx.db.vulnerability.findFirst({ where: { id: vulnerabilityId, applicationId } }) : null;
+  const found =
+    isId(applicationId) && isId(vulnerabilityId)
+      ? await ctx.db.vulnerability.findFirst({ where: { id: vulnerabilityId, applicationId } })
+      : null;
   if (!found) throw notFound("Vulnerability");
   return found;
 }
 
 /** Every change of the vulnerability's status, oldest first (CONTRACT §13). */
-export async function vulnerabilityHistory(ctx: ServiceContext, applicationId: string, vulnerabilityId: string): Promise<VulnerabilityChange[]> {
+export async function vulnerabilityHistory(
+  ctx: ServiceContext,
+  applicationId: string,
+  vulnerabilityId: string,
+): Promise<VulnerabilityChange[]> {
   const vulnerability = await getApplicationVulnerability(ctx, applicationId, vulnerabilityId);
   return ctx.db.vulnerabilityChange.findMany({ where: { vulnerabilityId: vulnerability.id }, orderBy: { id: "asc" } });
 }
 
 /** The histories of several vulnerabilities at once (GraphQL's Vulnerability.history under a list), each oldest first. */
-export async function vulnerabilityHistories(ctx: ServiceContext, vulnerabilityIds: readonly string[]): Promise<Map<string, VulnerabilityChange[]>> {
+export async function vulnerabilityHistories(
+  ctx: ServiceContext,
+  vulnerabilityIds: readonly string[],
+): Promise<Map<string, VulnerabilityChange[]>> {
   requireScope(ctx.actor, "vulnerabilities:read");
-  const changes = await ctx.db.vulnerabilityChange.findMany({ where: { vulnerabilityId: { in: [...vulnerabilityIds] } }, orderBy: { id: "asc" } });
+  const changes = await ctx.db.vulnerabilityChange.findMany({
+    where: { vulnerabilityId: { in: [...vulnerabilityIds] } },
+    orderBy: { id: "asc" },
+  });
   const byVulnerability = new Map<string, VulnerabilityChange[]>(vulnerabilityIds.map((id) => [id, []]));
   for (const change of changes) byVulnerability.get(change.vulnerabilityId)?.push(change);
   return byVulnerability;

@@ -29,7 +29,11 @@ async function markWaiting(db: Pick<Db, "$queryRaw">, webhookId: string, deliver
 }
 
 /** Deliveries of one subscription, newest first, each with its attempts. */
-export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: PageRequest): Promise<Page<DeliveryWithLog>> {
+export async function listDeliveries(
+  ctx: ServiceContext,
+  webhookId: string,
+  page: PageRequest,
+): Promise<Page<DeliveryWithLog>> {
   requireScope(ctx.actor, "webhooks:read");
   await requireWebhook(ctx.db, webhookId);
   const found = await findPage(page, (args) =>
@@ -39,7 +43,11 @@ export async function listDeliveries(ctx: ServiceContext, webhookId: string, pag
   return found;
 }
 
-export async function getDelivery(ctx: ServiceContext, webhookId: string, deliveryId: string): Promise<DeliveryWithLog> {
+export async function getDelivery(
+  ctx: ServiceContext,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryWithLog> {
   requireScope(ctx.actor, "webhooks:read");
   const delivery =
     isId(webhookId) && isId(deliveryId)
@@ -61,7 +69,10 @@ export async function redeliver(ctx: ServiceContext, webhookId: string, delivery
     if ((await lockWebhook(tx, webhookId)) === "disabled") {
       throw conflict("The webhook is disabled and receives nothing; enable it before redelivering");
     }
-    const original = await tx.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId }, select: { eventId: true } });
+    const original = await tx.webhookDelivery.findFirst({
+      where: { id: deliveryId, webhookId },
+      select: { eventId: true },
+    });
     if (!original) throw notFound("Webhook delivery");
     const now = new Date();
     const created = await tx.webhookDelivery

@@ -22,7 +22,9 @@ export const deliveryViewSchema = z
     waiting: z
       .enum(["endpoint_recovery"])
       .nullable()
-      .describe("endpoint_recovery: not yet attempted, held back while the subscription's endpoint fails and its retries are pending"),
+      .describe(
+        "endpoint_recovery: not yet attempted, held back while the subscription's endpoint fails and its retries are pending",
+      ),
     attempts: z.array(deliveryAttemptViewSchema).describe("Oldest first"),
   })
   .meta({ id: "WebhookDelivery" });

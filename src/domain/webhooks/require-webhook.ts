@@ -13,7 +13,9 @@ export async function requireWebhook(db: Db | Tx, id: string): Promise<Webhook> 
 /** Its status, the row share-locked until the transaction ends: it can be neither deleted nor changed meanwhile. */
 export async function lockWebhook(tx: Tx, id: string): Promise<Webhook["status"]> {
   const [row] = isId(id)
-    ? await tx.$queryRaw<{ status: Webhook["status"] }[]>`SELECT status::text AS status FROM webhooks WHERE id = ${id}::uuid FOR SHARE`
+    ? await tx.$queryRaw<
+        { status: Webhook["status"] }[]
+      >`SELECT status::text AS status FROM webhooks WHERE id = ${id}::uuid FOR SHARE`
     : [];
   if (!row) throw notFound("Webhook");
   return row.status;

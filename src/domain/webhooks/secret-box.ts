@@ -31,7 +31,8 @@ const additionalData = (webhookId: string) => Buffer.from(`webhook:${webhookId}`
 
 export function createSecretBox(keys: readonly Buffer[]): SecretBox {
   if (keys.length === 0) throw new Error("WEBHOOK_SECRET_KEYS: at least one key is needed to seal webhook secrets");
-  for (const key of keys) if (key.length !== SECRET_KEY_BYTES) throw new Error(`webhook secret keys are ${SECRET_KEY_BYTES} bytes`);
+  for (const key of keys)
+    if (key.length !== SECRET_KEY_BYTES) throw new Error(`webhook secret keys are ${SECRET_KEY_BYTES} bytes`);
   const byId = new Map(keys.map((key) => [keyIdOf(key), key]));
   const sealingKey = keys[0]!;
   const sealingKeyId = keyIdOf(sealingKey);
@@ -51,13 +52,17 @@ export function createSecretBox(keys: readonly Buffer[]): SecretBox {
       const [version, keyId, iv, ciphertext, tag] = stored.split(":");
       const key = version === SEALED && keyId !== undefined ? byId.get(keyId) : undefined;
       if (!key || iv === undefined || ciphertext === undefined || tag === undefined) {
-        throw new SecretKeyUnavailable(`no configured WEBHOOK_SECRET_KEYS key opens this secret (sealed with key ${keyId ?? "?"})`);
+        throw new SecretKeyUnavailable(
+          `no configured WEBHOOK_SECRET_KEYS key opens this secret (sealed with key ${keyId ?? "?"})`,
+        );
       }
       try {
         const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
           .setAAD(additionalData(webhookId))
           .setAuthTag(Buffer.from(tag, "base64url"));
-        return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+        return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString(
+          "utf8",
+        );
       } catch {
         throw new SecretKeyUnavailable(`the secret sealed with key ${keyId} does not authenticate (altered or moved)`);
       }

@@ -22,7 +22,12 @@ const urlField = (allowPrivateTargets: boolean) =>
 
 const eventsField = z
   // Checked by the refinement (its message names the problem); the enum is what the document shows.
-  .array(z.string().refine(isEventType, "Unknown event type").meta({ enum: [...EVENT_TYPES] }))
+  .array(
+    z
+      .string()
+      .refine(isEventType, "Unknown event type")
+      .meta({ enum: [...EVENT_TYPES] }),
+  )
   .min(1, "Subscribe to at least one event type")
   .transform((events) => [...new Set(events)]);
 

@@ -48,7 +48,14 @@ export async function createWebhook(ctx: ServiceContext, body: unknown): Promise
   const id = newId();
   const now = new Date();
   return ctx.db.webhook.create({
-    data: { id, ...fields, sealedSecret: ctx.settings.webhookSecrets.seal(secret, id), status: "active", createdAt: now, updatedAt: now },
+    data: {
+      id,
+      ...fields,
+      sealedSecret: ctx.settings.webhookSecrets.seal(secret, id),
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    },
   });
 }
 
@@ -82,7 +89,10 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
         { path: "status", message: "Only active or disabled can be set; error is assigned by the service" },
       ]);
     }
-    const updated = await tx.webhook.update({ where: { id }, data: { ...updateData(ctx, id, input), updatedAt: new Date() } });
+    const updated = await tx.webhook.update({
+      where: { id },
+      data: { ...updateData(ctx, id, input), updatedAt: new Date() },
+    });
     if (updated.status === "disabled") {
       await tx.$executeRaw`
         UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()

@@ -100,5 +100,10 @@ builder.mutationFields((t) => ({
 
 /** The application of a child row, batched across siblings (one statement per request). */
 export function loadApplication(ctx: GraphQLContext, id: string) {
-  return ctx.batch.get("applicationById", null, (ids: readonly string[]) => applications.getApplicationsByIds(ctx.service, ids), () => null)(id);
+  return ctx.batch.get(
+    "applicationById",
+    null,
+    (ids: readonly string[]) => applications.getApplicationsByIds(ctx.service, ids),
+    () => null,
+  )(id);
 }

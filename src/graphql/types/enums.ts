@@ -15,10 +15,21 @@ export const ScanTypeEnum = upperCaseEnum("ScanType", ["sast", "dast", "sca", "c
 export const ScanStatusEnum = upperCaseEnum("ScanStatus", ["queued", "running", "completed", "failed"]);
 export const ScanSourceKindEnum = upperCaseEnum("ScanSourceKind", ["engine", "report"]);
 export const ReportFormatEnum = upperCaseEnum("ReportFormat", REPORT_FORMATS);
-export const VulnerabilityStatusEnum = upperCaseEnum("VulnerabilityStatus", ["open", "in_progress", "resolved", "accepted"]);
+export const VulnerabilityStatusEnum = upperCaseEnum("VulnerabilityStatus", [
+  "open",
+  "in_progress",
+  "resolved",
+  "accepted",
+]);
 export const PolicyActionEnum = upperCaseEnum("PolicyAction", ["allow", "block", "monitor"]);
 export const WebhookStatusEnum = upperCaseEnum("WebhookStatus", ["active", "disabled", "error"]);
-export const DeliveryStatusEnum = upperCaseEnum("DeliveryStatus", ["pending", "delivered", "dropped", "failed", "cancelled"]);
+export const DeliveryStatusEnum = upperCaseEnum("DeliveryStatus", [
+  "pending",
+  "delivered",
+  "dropped",
+  "failed",
+  "cancelled",
+]);
 export const EventTypeEnum = builder.enumType("EventType", {
   values: {
     SCAN_STARTED: { value: "scan.started" },

@@ -17,17 +17,29 @@ import type { EventStreamMode, GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
 import { pageRequestOf, plainConnection } from "../connection.ts";
 import { ScanSummaryRef } from "./scan.ts";
-import { EventTypeEnum, PolicyActionEnum, ScanStatusEnum, ScanTypeEnum, SeverityEnum, VulnerabilityStatusEnum } from "./enums.ts";
+import {
+  EventTypeEnum,
+  PolicyActionEnum,
+  ScanStatusEnum,
+  ScanTypeEnum,
+  SeverityEnum,
+  VulnerabilityStatusEnum,
+} from "./enums.ts";
 import { AnalysisRef } from "./vulnerability-triage.ts";
 
-const CURSOR_DESCRIPTION = "Where this event is in the event log: subscribe (or query `events`) with `after` set to it to resume after it.";
+const CURSOR_DESCRIPTION =
+  "Where this event is in the event log: subscribe (or query `events`) with `after` set to it to resume after it.";
 
 /** A typed event's data with the cursor of the event that carried it. */
 type WithCursor<T> = T & { cursor: string };
-const withCursor = <T>(event: LoggedEvent): WithCursor<T> => ({ ...(event.data as T), cursor: encodeEventCursor(event.position) });
+const withCursor = <T>(event: LoggedEvent): WithCursor<T> => ({
+  ...(event.data as T),
+  cursor: encodeEventCursor(event.position),
+});
 
 const EventEnvelopeRef = builder.objectRef<LoggedEvent>("Event").implement({
-  description: "The webhook envelope without its signature, verbatim: eventType is the webhook's (e.g. scan.completed).",
+  description:
+    "The webhook envelope without its signature, verbatim: eventType is the webhook's (e.g. scan.completed).",
   fields: (t) => ({
     eventId: t.exposeID("eventId"),
     eventType: t.exposeString("eventType"),
@@ -52,30 +64,34 @@ const ScanEventRef = builder.objectRef<WithCursor<ScanEventData>>("ScanEvent").i
   }),
 });
 
-const VulnerabilityCreatedRef = builder.objectRef<WithCursor<VulnerabilityCreatedData>>("VulnerabilityCreatedEvent").implement({
-  fields: (t) => ({
-    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
-    id: t.exposeID("id"),
-    severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
-    applicationId: t.exposeID("applicationId"),
-    title: t.exposeString("title"),
-    createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
-  }),
-});
+const VulnerabilityCreatedRef = builder
+  .objectRef<WithCursor<VulnerabilityCreatedData>>("VulnerabilityCreatedEvent")
+  .implement({
+    fields: (t) => ({
+      cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
+      id: t.exposeID("id"),
+      severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
+      applicationId: t.exposeID("applicationId"),
+      title: t.exposeString("title"),
+      createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
+    }),
+  });
 
-const VulnerabilityUpdatedRef = builder.objectRef<WithCursor<VulnerabilityUpdatedData>>("VulnerabilityUpdatedEvent").implement({
-  description: "A vulnerability's status or analysis changed, by a VEX document or the report that found it.",
-  fields: (t) => ({
-    cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
-    id: t.exposeID("id"),
-    applicationId: t.exposeID("applicationId"),
-    severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
-    title: t.exposeString("title"),
-    createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
-    status: t.field({ type: VulnerabilityStatusEnum, resolve: (v) => v.status as never }),
-    analysis: t.field({ type: AnalysisRef, nullable: true, resolve: (v) => v.analysis as Analysis | null }),
-  }),
-});
+const VulnerabilityUpdatedRef = builder
+  .objectRef<WithCursor<VulnerabilityUpdatedData>>("VulnerabilityUpdatedEvent")
+  .implement({
+    description: "A vulnerability's status or analysis changed, by a VEX document or the report that found it.",
+    fields: (t) => ({
+      cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
+      id: t.exposeID("id"),
+      applicationId: t.exposeID("applicationId"),
+      severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
+      title: t.exposeString("title"),
+      createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
+      status: t.field({ type: VulnerabilityStatusEnum, resolve: (v) => v.status as never }),
+      analysis: t.field({ type: AnalysisRef, nullable: true, resolve: (v) => v.analysis as Analysis | null }),
+    }),
+  });
 
 const PolicyViolatedRef = builder.objectRef<WithCursor<PolicyViolatedData>>("PolicyViolatedEvent").implement({
   fields: (t) => ({
@@ -90,7 +106,10 @@ const PolicyViolatedRef = builder.objectRef<WithCursor<PolicyViolatedData>>("Pol
 });
 
 /** Hands GraphQL the stream's events, noting each one's position for the result it becomes. */
-function handing(source: AsyncIterableIterator<LoggedEvent>, mode: EventStreamMode): AsyncIterableIterator<LoggedEvent> {
+function handing(
+  source: AsyncIterableIterator<LoggedEvent>,
+  mode: EventStreamMode,
+): AsyncIterableIterator<LoggedEvent> {
   return {
     async next() {
       const step = await source.next();
@@ -105,7 +124,10 @@ function handing(source: AsyncIterableIterator<LoggedEvent>, mode: EventStreamMo
 }
 
 /** The committed events the caller may receive that `filter` keeps: replayed after a cursor, or live from now. */
-async function streamOf(ctx: GraphQLContext, filter: EventSubscriptionFilter): Promise<AsyncIterableIterator<LoggedEvent>> {
+async function streamOf(
+  ctx: GraphQLContext,
+  filter: EventSubscriptionFilter,
+): Promise<AsyncIterableIterator<LoggedEvent>> {
   const mode = ctx.eventStream ?? { handed: [] };
   const source =
     mode.after !== undefined
@@ -135,7 +157,10 @@ builder.queryFields((t) => ({
       "the token has (asking for another is FORBIDDEN). A filtered page may hold fewer than `first` events and still have a next page. " +
       "A cursor older than what is kept is CURSOR_EXPIRED.",
     args: {
-      after: t.arg.string({ required: false, description: "Only events committed after this cursor; from the oldest kept when absent." }),
+      after: t.arg.string({
+        required: false,
+        description: "Only events committed after this cursor; from the oldest kept when absent.",
+      }),
       first: t.arg.int({ required: false }),
       types: t.arg({ type: [EventTypeEnum], required: false }),
       applicationId: t.arg.id({ required: false }),
@@ -151,7 +176,12 @@ builder.queryFields((t) => ({
       const edges = page.events.map((node) => ({ cursor: encodeEventCursor(node.position), node }));
       return {
         edges,
-        pageInfo: { hasNextPage: page.nextCursor !== null, hasPreviousPage: args.after != null, startCursor: edges[0]?.cursor ?? null, endCursor: page.endCursor },
+        pageInfo: {
+          hasNextPage: page.nextCursor !== null,
+          hasPreviousPage: args.after != null,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: page.endCursor,
+        },
       };
     },
   }),
@@ -188,28 +218,46 @@ builder.subscriptionFields((t) => ({
   vulnerabilityUpdated: t.field({
     type: VulnerabilityUpdatedRef,
     description: "A vulnerability's status or analysis changed (vulnerability.updated).",
-    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
-    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["vulnerability.updated"], applicationId: idArg(args.applicationId) }),
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: ["vulnerability.updated"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => withCursor<VulnerabilityUpdatedData>(event as LoggedEvent),
   }),
   scanCompleted: t.field({
     type: ScanEventRef,
-    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
-    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["scan.completed"], applicationId: idArg(args.applicationId) }),
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: ["scan.completed"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => withCursor<ScanEventData>(event as LoggedEvent),
   }),
   scanUpdated: t.field({
     type: ScanEventRef,
     description: "Live scan status: started, completed or failed.",
-    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
     subscribe: async (_root, args, ctx) =>
-      streamOf(ctx, { types: ["scan.started", "scan.completed", "scan.failed"], applicationId: idArg(args.applicationId) }),
+      streamOf(ctx, {
+        types: ["scan.started", "scan.completed", "scan.failed"],
+        applicationId: idArg(args.applicationId),
+      }),
     resolve: (event) => withCursor<ScanEventData>(event as LoggedEvent),
   }),
   policyViolated: t.field({
     type: PolicyViolatedRef,
-    args: { applicationId: t.arg.id({ required: false }), after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }) },
-    subscribe: async (_root, args, ctx) => streamOf(ctx, { types: ["policy.violated"], applicationId: idArg(args.applicationId) }),
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: ["policy.violated"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => withCursor<PolicyViolatedData>(event as LoggedEvent),
   }),
 }));

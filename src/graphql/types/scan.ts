@@ -58,7 +58,12 @@ export const ScanRef = builder.prismaObject("Scan", {
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     source: t.field({
       type: ScanSourceRef,
-      resolve: (s) => ({ kind: s.sourceKind, format: s.sourceFormat, tool: s.sourceTool, toolVersion: s.sourceToolVersion }),
+      resolve: (s) => ({
+        kind: s.sourceKind,
+        format: s.sourceFormat,
+        tool: s.sourceTool,
+        toolVersion: s.sourceToolVersion,
+      }),
     }),
     failure: t.field({
       type: ScanFailureRef,
@@ -119,8 +124,10 @@ const TriggerScanInput = builder.inputType("TriggerScanInput", {
 builder.mutationFields((t) => ({
   triggerScan: t.prismaField({
     type: "Scan",
-    description: "Queues a scan (as POST /applications/{id}/scans); CONFLICT while one of the same type is queued or running.",
+    description:
+      "Queues a scan (as POST /applications/{id}/scans); CONFLICT while one of the same type is queued or running.",
     args: { applicationId: t.arg.id({ required: true }), input: t.arg({ type: TriggerScanInput, required: true }) },
-    resolve: (_query, _root, args, ctx) => scans.triggerScan(ctx.service, String(args.applicationId), restShaped(args.input)),
+    resolve: (_query, _root, args, ctx) =>
+      scans.triggerScan(ctx.service, String(args.applicationId), restShaped(args.input)),
   }),
 }));

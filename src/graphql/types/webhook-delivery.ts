@@ -11,7 +11,10 @@ import { DeliveryStatusEnum, EventTypeEnum } from "./enums.ts";
 const DeliveryAttemptRef = builder.objectRef<DeliveryAttempt>("WebhookDeliveryAttempt").implement({
   fields: (t) => ({
     attemptedAt: t.field({ type: "DateTime", resolve: (a) => a.attemptedAt }),
-    statusCode: t.exposeInt("statusCode", { nullable: true, description: "The receiver's HTTP status; null when it gave no answer" }),
+    statusCode: t.exposeInt("statusCode", {
+      nullable: true,
+      description: "The receiver's HTTP status; null when it gave no answer",
+    }),
     durationMs: t.exposeInt("durationMs"),
     error: t.exposeString("error", {
       nullable: true,
@@ -74,7 +77,9 @@ builder.mutationFields((t) => ({
       "(and that it has not received or been queued since).",
     args: { webhookId: t.arg.id({ required: true }), since: t.arg({ type: "DateTime", required: true }) },
     resolve: async (_root, args, ctx) => ({
-      deliveries: await deliveries.recoverDeliveries(ctx.service, String(args.webhookId), { since: args.since.toISOString() }),
+      deliveries: await deliveries.recoverDeliveries(ctx.service, String(args.webhookId), {
+        since: args.since.toISOString(),
+      }),
     }),
   }),
 }));

@@ -72,7 +72,8 @@ builder.mutationFields((t) => ({
     resolve: (_query, _root, args, ctx) => webhooks.updateWebhook(ctx.service, String(args.id), restShaped(args.input)),
   }),
   deleteWebhook: t.id({
-    description: "Deletes the subscription together with its deliveries and their log (pending ones are never sent); returns its id.",
+    description:
+      "Deletes the subscription together with its deliveries and their log (pending ones are never sent); returns its id.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await webhooks.deleteWebhook(ctx.service, String(args.id));

@@ -8,7 +8,14 @@ function isWellFormedHost(host: string): boolean {
   try {
     const url = new URL(`http://${host}`);
     // Anything the parser would read as more than a host and port (a path, credentials) is not one.
-    return url.host !== "" && url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" && url.hash === "";
+    return (
+      url.host !== "" &&
+      url.username === "" &&
+      url.password === "" &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === ""
+    );
   } catch {
     return false;
   }
@@ -18,7 +25,11 @@ export function requireWellFormedHost(): Koa.Middleware {
   return async (ctx, next) => {
     const host = ctx.get("Host");
     if (host !== "" && !isWellFormedHost(host)) {
-      throw new HttpProblem(problem("validation_failed", "The Host header is malformed", [{ path: "Host", message: "Must be a host name or address, with an optional port" }]));
+      throw new HttpProblem(
+        problem("validation_failed", "The Host header is malformed", [
+          { path: "Host", message: "Must be a host name or address, with an optional port" },
+        ]),
+      );
     }
     await next();
   };

@@ -19,10 +19,18 @@ export const applicationRoutes: RouteDefinition[] = [
     query: z.object({
       owner: z.string().optional().describe("Owner or owning team identifier (exact match)"),
       criticality: z.string().optional().describe("low, medium, high or critical; any other value matches nothing"),
-      tag: z.array(z.string()).optional().describe("Applications carrying every tag given (repeat the parameter for several)"),
+      tag: z
+        .array(z.string())
+        .optional()
+        .describe("Applications carrying every tag given (repeat the parameter for several)"),
       ...pageQueryShape,
     }),
-    success: { status: 200, description: "A page of applications", schema: z.array(applicationViewSchema), headers: ["Link"] },
+    success: {
+      status: 200,
+      description: "A page of applications",
+      schema: z.array(applicationViewSchema),
+      headers: ["Link"],
+    },
     errors: [400],
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);
@@ -39,7 +47,12 @@ export const applicationRoutes: RouteDefinition[] = [
     tag,
     scope: "applications:write",
     body: createApplicationSchema,
-    success: { status: 201, description: "The created application", schema: applicationViewSchema, headers: ["Location"] },
+    success: {
+      status: 201,
+      description: "The created application",
+      schema: applicationViewSchema,
+      headers: ["Location"],
+    },
     errors: [400, 409, 413, 415],
     async handle(ctx, svc) {
       const app = await applications.createApplication(svc, await readJsonBody(ctx));

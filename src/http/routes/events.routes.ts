@@ -12,7 +12,9 @@ function parseTypes(value: string | undefined): EventType[] | undefined {
   const types = value.split(",").map((t) => t.trim());
   const unknown = types.filter((t) => !isEventType(t));
   if (unknown.length > 0 || types.length === 0) {
-    throw invalid("Invalid query parameters", [{ path: "types", message: `Must list event types, comma-separated: ${EVENT_TYPES.join(", ")}` }]);
+    throw invalid("Invalid query parameters", [
+      { path: "types", message: `Must list event types, comma-separated: ${EVENT_TYPES.join(", ")}` },
+    ]);
   }
   return types as EventType[];
 }
@@ -31,12 +33,23 @@ export const eventRoutes: RouteDefinition[] = [
     tag: "Events",
     anyScope: EVENT_READ_SCOPES,
     query: z.object({
-      after: z.string().optional().describe("A cursor: only events committed after it; from the oldest kept when absent"),
-      types: z.string().optional().describe(`Comma-separated event types (${EVENT_TYPES.join(", ")}); every type the token may read when absent`),
+      after: z
+        .string()
+        .optional()
+        .describe("A cursor: only events committed after it; from the oldest kept when absent"),
+      types: z
+        .string()
+        .optional()
+        .describe(`Comma-separated event types (${EVENT_TYPES.join(", ")}); every type the token may read when absent`),
       applicationId: z.string().optional().describe("Only events about this application"),
       limit: pageQueryShape.limit,
     }),
-    success: { status: 200, description: "A page of events, oldest first", schema: z.array(eventViewSchema), headers: ["Link"] },
+    success: {
+      status: 200,
+      description: "A page of events, oldest first",
+      schema: z.array(eventViewSchema),
+      headers: ["Link"],
+    },
     errors: [400, 410],
     async handle(ctx, svc) {
       const types = parseTypes(singleQuery(ctx, "types"));

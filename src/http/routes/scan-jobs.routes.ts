@@ -3,7 +3,12 @@
 import type Koa from "koa";
 import { z } from "zod";
 import { applicationViewSchema, toApplicationView } from "../../domain/applications/application.view.ts";
-import { claimScanJobQuerySchema, claimScanJobSchema, failScanJobSchema, leaseBodySchema } from "../../domain/scans/scan-jobs.schemas.ts";
+import {
+  claimScanJobQuerySchema,
+  claimScanJobSchema,
+  failScanJobSchema,
+  leaseBodySchema,
+} from "../../domain/scans/scan-jobs.schemas.ts";
 import * as scanJobs from "../../domain/scans/scan-jobs.service.ts";
 import { scanViewSchema, toScanView } from "../../domain/scans/scan.view.ts";
 import { readJsonBody } from "../json-body.ts";
@@ -19,7 +24,9 @@ const scanJobSchema = z
     scan: scanViewSchema,
     application: applicationViewSchema,
     leaseExpiresAt: z.iso.datetime(),
-    leaseId: z.uuid().describe("This claim's id: name it in heartbeat, fail, release and the report's ?leaseId= (extension)"),
+    leaseId: z
+      .uuid()
+      .describe("This claim's id: name it in heartbeat, fail, release and the report's ?leaseId= (extension)"),
   })
   .meta({ id: "ScanJob" });
 
@@ -43,12 +50,26 @@ export const scanJobRoutes: RouteDefinition[] = [
       "With waitSeconds, waits up to that long for one. Agents racing never get the same scan.",
     tag,
     scope: "scans:run",
-    query: z.object({ waitSeconds: claimScanJobQuerySchema.shape.waitSeconds.describe("Long-poll: wait up to this many seconds (0–30) for a scan") }),
+    query: z.object({
+      waitSeconds: claimScanJobQuerySchema.shape.waitSeconds.describe(
+        "Long-poll: wait up to this many seconds (0–30) for a scan",
+      ),
+    }),
     body: claimScanJobSchema,
-    success: { status: 200, description: "The claimed scan", schema: scanJobSchema, orNoContent: "No scan of those types is queued (after waitSeconds)" },
+    success: {
+      status: 200,
+      description: "The claimed scan",
+      schema: scanJobSchema,
+      orNoContent: "No scan of those types is queued (after waitSeconds)",
+    },
     errors: [400, 413, 415],
     async handle(ctx, svc) {
-      const job = await scanJobs.claimScanJob(svc, await readJsonBody(ctx), { waitSeconds: singleQuery(ctx, "waitSeconds") }, clientGone(ctx));
+      const job = await scanJobs.claimScanJob(
+        svc,
+        await readJsonBody(ctx),
+        { waitSeconds: singleQuery(ctx, "waitSeconds") },
+        clientGone(ctx),
+      );
       if (!job) {
         ctx.status = 204;
         return;
@@ -66,7 +87,8 @@ export const scanJobRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/scan-jobs/{scanId}/heartbeat",
     summary: "Extend the lease of a claimed scan by its length (extension)",
-    description: "409 when the scan is no longer running or the caller's lease on it was lost (lapsed, released, or claimed again).",
+    description:
+      "409 when the scan is no longer running or the caller's lease on it was lost (lapsed, released, or claimed again).",
     tag,
     scope: "scans:run",
     body: leaseBodySchema,
@@ -83,7 +105,8 @@ export const scanJobRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/scan-jobs/{scanId}/fail",
     summary: "Fail a claimed scan, with the reason (extension)",
-    description: "scan.failed; the reason becomes the scan's failure.reason. 409 when the caller does not hold the scan's lease.",
+    description:
+      "scan.failed; the reason becomes the scan's failure.reason. 409 when the caller does not hold the scan's lease.",
     tag,
     scope: "scans:run",
     body: failScanJobSchema,
@@ -98,7 +121,8 @@ export const scanJobRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/scan-jobs/{scanId}/release",
     summary: "Hand a claimed scan back to the queue, e.g. when the agent stops (extension)",
-    description: "The scan is queued again for any agent, and the claim does not count as a lapsed lease. 409 when the caller does not hold its lease.",
+    description:
+      "The scan is queued again for any agent, and the claim does not count as a lapsed lease. 409 when the caller does not hold its lease.",
     tag,
     scope: "scans:run",
     body: leaseBodySchema,

@@ -23,19 +23,39 @@ const reportRequest = {
     checkoutPath: z
       .string()
       .optional()
-      .describe("Where the repository was checked out when the tool ran: absolute file:// locations under it become relative (as upload-sarif's checkout_path)"),
+      .describe(
+        "Where the repository was checked out when the tool ran: absolute file:// locations under it become relative (as upload-sarif's checkout_path)",
+      ),
   }),
-  body: z.looseObject({}).describe("The scanner's report, as the tool wrote it: up to 50 MiB uncompressed; Content-Encoding: gzip accepted"),
+  body: z
+    .looseObject({})
+    .describe("The scanner's report, as the tool wrote it: up to 50 MiB uncompressed; Content-Encoding: gzip accepted"),
   bodyMediaTypes: REPORT_MEDIA_TYPES,
-  success: { status: 202, description: "The scan, completed from the report", schema: scanViewSchema, headers: ["Location"] },
+  success: {
+    status: 202,
+    description: "The scan, completed from the report",
+    schema: scanViewSchema,
+    headers: ["Location"],
+  },
 } satisfies Partial<RouteDefinition>;
 
 /** Records the request's report with `record`; the report's findings are read while it runs. */
-async function withReport(ctx: Koa.Context, record: (report: ScanReport, query: Record<string, unknown>) => Promise<Scan>): Promise<Scan> {
-  const read = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), { checkoutPath: singleQuery(ctx, "checkoutPath") });
-  if (!read.ok) throw read.problem === "malformed_json" ? httpProblem("malformed_json", read.message) : invalid(read.message, read.errors);
+async function withReport(
+  ctx: Koa.Context,
+  record: (report: ScanReport, query: Record<string, unknown>) => Promise<Scan>,
+): Promise<Scan> {
+  const read = await readReportOffThread(await readReportBody(ctx), singleQuery(ctx, "format"), {
+    checkoutPath: singleQuery(ctx, "checkoutPath"),
+  });
+  if (!read.ok)
+    throw read.problem === "malformed_json"
+      ? httpProblem("malformed_json", read.message)
+      : invalid(read.message, read.errors);
   try {
-    return await record(read.report, { scanType: singleQuery(ctx, "scanType"), triggeredBy: singleQuery(ctx, "triggeredBy") });
+    return await record(read.report, {
+      scanType: singleQuery(ctx, "scanType"),
+      triggeredBy: singleQuery(ctx, "triggeredBy"),
+    });
   } finally {
     read.close();
   }
@@ -54,7 +74,8 @@ export const scanReportRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/applications/{id}/scan-reports",
     summary: "Record a scan from a scanner's report: SARIF, CycloneDX, Trivy, Grype or ZAP JSON (extension)",
-    description: "The report becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
+    description:
+      "The report becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
       sendScan(ctx, await withReport(ctx, (report, query) => ingestReport(svc, ctx.params.id!, report, query)));
@@ -73,14 +94,19 @@ export const scanReportRoutes: RouteDefinition[] = [
     scope: undefined,
     anyScope: ["scans:write", "scans:run"],
     query: reportRequest.query.extend({
-      leaseId: reportLeaseQuerySchema.shape.leaseId.describe("The claim's leaseId: complete the scan only while that claim holds it"),
+      leaseId: reportLeaseQuerySchema.shape.leaseId.describe(
+        "The claim's leaseId: complete the scan only while that claim holds it",
+      ),
     }),
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {
       sendScan(
         ctx,
         await withReport(ctx, (report, query) =>
-          completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, { ...query, leaseId: singleQuery(ctx, "leaseId") }),
+          completeScanWithReport(svc, ctx.params.id!, ctx.params.scanId!, report, {
+            ...query,
+            leaseId: singleQuery(ctx, "leaseId"),
+          }),
         ),
       );
     },

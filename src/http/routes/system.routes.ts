@@ -75,13 +75,20 @@ export function systemRoutes(deps: {
       summary: "Prometheus metrics (bearer METRICS_TOKEN when configured)",
       tag,
       public: true,
-      success: { status: 200, description: "Prometheus text exposition", contentType: "text/plain", schema: z.string() },
+      success: {
+        status: 200,
+        description: "Prometheus text exposition",
+        contentType: "text/plain",
+        schema: z.string(),
+      },
       errors: [401],
       async handle(ctx) {
         if (deps.metricsToken) {
           const given = /^Bearer (.+)$/i.exec(ctx.get("Authorization"))?.[1] ?? "";
           if (!sameSecret(given, deps.metricsToken)) {
-            throw httpProblem("unauthorized", "The metrics token is missing or wrong", { "WWW-Authenticate": "Bearer" });
+            throw httpProblem("unauthorized", "The metrics token is missing or wrong", {
+              "WWW-Authenticate": "Bearer",
+            });
           }
         }
         ctx.type = deps.metrics.registry.contentType;

@@ -32,7 +32,10 @@ const formatQuery = z.enum(VEX_FORMATS);
 /** The request's VEX document, read off the event loop. */
 async function readVex(ctx: Koa.Context, svc: ServiceContext, format: string | undefined) {
   const read = await readVexOffThread(await readDocumentBody(ctx, VEX_BODY), format, svc.pool);
-  if (!read.ok) throw read.problem === "malformed_json" ? httpProblem("malformed_json", read.message) : invalid(read.message, read.errors);
+  if (!read.ok)
+    throw read.problem === "malformed_json"
+      ? httpProblem("malformed_json", read.message)
+      : invalid(read.message, read.errors);
   return read.document;
 }
 
@@ -43,15 +46,20 @@ export const vexRoutes: RouteDefinition[] = [
     operationId: "ApplyVex",
     method: "POST",
     path: "/applications/{id}/vex",
-    summary: "Apply a VEX document to the application's vulnerabilities: OpenVEX 0.2.0 or CycloneDX 1.4–1.6 (extension)",
+    summary:
+      "Apply a VEX document to the application's vulnerabilities: OpenVEX 0.2.0 or CycloneDX 1.4–1.6 (extension)",
     description:
       "Statements match vulnerabilities by id (aliases included) and, when they name products, by package URL without qualifiers. " +
       "not_affected/false_positive → accepted, under_investigation/in_triage → in_progress, affected/exploitable → open, fixed/resolved → resolved. " +
       "A statement that matches nothing yet is kept and applied when a finding with its id appears. Up to 16 MiB; Content-Encoding: gzip accepted.",
     tag: "Vulnerabilities",
     scope: "vulnerabilities:triage",
-    query: z.object({ format: formatQuery.optional().describe("The document's format; detected from it when omitted") }),
-    body: z.looseObject({}).describe("An OpenVEX 0.2.0 document, or a CycloneDX 1.4–1.6 BOM whose vulnerabilities carry analysis"),
+    query: z.object({
+      format: formatQuery.optional().describe("The document's format; detected from it when omitted"),
+    }),
+    body: z
+      .looseObject({})
+      .describe("An OpenVEX 0.2.0 document, or a CycloneDX 1.4–1.6 BOM whose vulnerabilities carry analysis"),
     bodyMediaTypes: VEX_BODY.mediaTypes,
     success: { status: 200, description: "What the statements did", schema: vexOutcomeSchema },
     errors: [400, 404, 413, 415],
@@ -74,7 +82,11 @@ export const vexRoutes: RouteDefinition[] = [
     success: { status: 200, description: "The VEX document", schema: z.looseObject({}) },
     errors: [400, 404],
     async handle(ctx, svc) {
-      const { format } = parseInput(z.object({ format: formatQuery.default("openvex") }), { format: singleQuery(ctx, "format") }, "Query parameters");
+      const { format } = parseInput(
+        z.object({ format: formatQuery.default("openvex") }),
+        { format: singleQuery(ctx, "format") },
+        "Query parameters",
+      );
       const { application, vulnerabilities } = await vex.decisionsInForce(svc, ctx.params.id!);
       const header = { application, tool: TOOL, at: new Date() };
       if (format === "cyclonedx") {
@@ -83,7 +95,8 @@ export const vexRoutes: RouteDefinition[] = [
         return;
       }
       const document = toOpenVex(header, vulnerabilities);
-      if ((document.statements as unknown[]).length === 0) throw notFound("A decision to export (OpenVEX needs at least one statement)");
+      if ((document.statements as unknown[]).length === 0)
+        throw notFound("A decision to export (OpenVEX needs at least one statement)");
       ctx.body = document;
     },
   },

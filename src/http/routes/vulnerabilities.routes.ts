@@ -2,9 +2,15 @@ import { z } from "zod";
 import { vulnerabilityFilterSchema } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
 import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
 import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
-import { toVulnerabilityChangeView, vulnerabilityChangeViewSchema } from "../../domain/vulnerabilities/vulnerability-change.view.ts";
+import {
+  toVulnerabilityChangeView,
+  vulnerabilityChangeViewSchema,
+} from "../../domain/vulnerabilities/vulnerability-change.view.ts";
 import { trendQuerySchema, vulnerabilityTrend } from "../../domain/vulnerabilities/vulnerability-trend.ts";
-import { toVulnerabilityTrendView, vulnerabilityTrendViewSchema } from "../../domain/vulnerabilities/vulnerability-trend.view.ts";
+import {
+  toVulnerabilityTrendView,
+  vulnerabilityTrendViewSchema,
+} from "../../domain/vulnerabilities/vulnerability-trend.view.ts";
 import { pageQueryShape, pageRequestOf, sendPage, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
 
@@ -19,14 +25,25 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     query: z.object({
       severity: vulnerabilityFilterSchema.shape.severity.describe("Exact severity; another value is 400"),
       status: vulnerabilityFilterSchema.shape.status.describe("Exact status; another value is 400"),
-      tool: vulnerabilityFilterSchema.shape.tool.describe("The tool that reported them, e.g. Semgrep or simulator (extension)"),
+      tool: vulnerabilityFilterSchema.shape.tool.describe(
+        "The tool that reported them, e.g. Semgrep or simulator (extension)",
+      ),
       ...pageQueryShape,
     }),
-    success: { status: 200, description: "A page of vulnerabilities", schema: z.array(vulnerabilityViewSchema), headers: ["Link"] },
+    success: {
+      status: 200,
+      description: "A page of vulnerabilities",
+      schema: z.array(vulnerabilityViewSchema),
+      headers: ["Link"],
+    },
     errors: [400, 404],
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);
-      const filter = { severity: singleQuery(ctx, "severity"), status: singleQuery(ctx, "status"), tool: singleQuery(ctx, "tool") };
+      const filter = {
+        severity: singleQuery(ctx, "severity"),
+        status: singleQuery(ctx, "status"),
+        tool: singleQuery(ctx, "tool"),
+      };
       sendPage(
         ctx,
         await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page),
@@ -45,7 +62,9 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     success: { status: 200, description: "The vulnerability", schema: vulnerabilityViewSchema },
     errors: [404],
     async handle(ctx, svc) {
-      ctx.body = toVulnerabilityView(await vulnerabilities.getApplicationVulnerability(svc, ctx.params.id!, ctx.params.vulnerabilityId!));
+      ctx.body = toVulnerabilityView(
+        await vulnerabilities.getApplicationVulnerability(svc, ctx.params.id!, ctx.params.vulnerabilityId!),
+      );
     },
   },
   {
@@ -58,14 +77,17 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     success: { status: 200, description: "The changes, oldest first", schema: z.array(vulnerabilityChangeViewSchema) },
     errors: [404],
     async handle(ctx, svc) {
-      ctx.body = (await vulnerabilities.vulnerabilityHistory(svc, ctx.params.id!, ctx.params.vulnerabilityId!)).map(toVulnerabilityChangeView);
+      ctx.body = (await vulnerabilities.vulnerabilityHistory(svc, ctx.params.id!, ctx.params.vulnerabilityId!)).map(
+        toVulnerabilityChangeView,
+      );
     },
   },
   {
     operationId: "GetVulnerabilityTrend",
     method: "GET",
     path: "/applications/{id}/vulnerability-trend",
-    summary: "Open vulnerabilities (open or in_progress) per severity over time, from their history of changes (extension)",
+    summary:
+      "Open vulnerabilities (open or in_progress) per severity over time, from their history of changes (extension)",
     description:
       "One point at the end of each bucket after `from`, the last at `to`: how many of the application's vulnerabilities were open then. " +
       "Default: the last 30 days, a point a day. At most 366 points; more, or `from` not before `to`, is 400.",

@@ -17,7 +17,12 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     tag,
     scope: "webhooks:read",
     query: z.object(pageQueryShape),
-    success: { status: 200, description: "A page of deliveries", schema: z.array(deliveryViewSchema), headers: ["Link"] },
+    success: {
+      status: 200,
+      description: "A page of deliveries",
+      schema: z.array(deliveryViewSchema),
+      headers: ["Link"],
+    },
     errors: [400, 404],
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);
@@ -44,7 +49,12 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     summary: "Send a delivery's event again, as a new delivery",
     tag,
     scope: "webhooks:write",
-    success: { status: 202, description: "The new, pending delivery", schema: deliveryViewSchema, headers: ["Location"] },
+    success: {
+      status: 202,
+      description: "The new, pending delivery",
+      schema: deliveryViewSchema,
+      headers: ["Location"],
+    },
     errors: [404, 409],
     async handle(ctx, svc) {
       const created = await deliveries.redeliver(svc, ctx.params.id!, ctx.params.deliveryId!);

@@ -24,7 +24,12 @@ export const webhookRoutes: RouteDefinition[] = [
     tag,
     scope: "webhooks:read",
     query: z.object(pageQueryShape),
-    success: { status: 200, description: "A page of subscriptions", schema: z.array(webhookViewSchema), headers: ["Link"] },
+    success: {
+      status: 200,
+      description: "A page of subscriptions",
+      schema: z.array(webhookViewSchema),
+      headers: ["Link"],
+    },
     errors: [400],
     async handle(ctx, svc) {
       const page = pageRequestOf(ctx);

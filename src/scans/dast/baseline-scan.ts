@@ -84,7 +84,9 @@ function targetUrl(serviceUrl: string): URL {
   } catch {
     throw new TypeError(`The serviceUrl ${JSON.stringify(serviceUrl)} is not a URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`The serviceUrl ${url.href} is not an http(s) URL`);
-  if (url.username || url.password) throw new TypeError("The serviceUrl must not carry credentials: the baseline scan does not authenticate");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError(`The serviceUrl ${url.href} is not an http(s) URL`);
+  if (url.username || url.password)
+    throw new TypeError("The serviceUrl must not carry credentials: the baseline scan does not authenticate");
   return url;
 }

@@ -20,7 +20,8 @@ export function linksOf(response: ObservedResponse): URL[] {
   const candidates: string[] = [];
   if (isRedirect(response)) candidates.push(response.headers.get("location") ?? "");
   if (response.html) candidates.push(...htmlLinks(response.html));
-  if (response.status === 200 && response.url.pathname === "/robots.txt") candidates.push(...robotsTxtEntries(response.body));
+  if (response.status === 200 && response.url.pathname === "/robots.txt")
+    candidates.push(...robotsTxtEntries(response.body));
   if (response.status === 200 && isSitemap(response.body)) candidates.push(...sitemapLocations(response.body));
   const base = baseOf(response);
   return candidates.flatMap((candidate) => {
@@ -31,7 +32,8 @@ export function linksOf(response: ObservedResponse): URL[] {
 
 function htmlLinks(facts: HtmlFacts): string[] {
   return facts.elements.flatMap((e) => {
-    if (e.name === "link") return /\bstylesheet\b/i.test(e.attribs["rel"] ?? "") && e.attribs["href"] ? [e.attribs["href"]] : [];
+    if (e.name === "link")
+      return /\bstylesheet\b/i.test(e.attribs["rel"] ?? "") && e.attribs["href"] ? [e.attribs["href"]] : [];
     const attribute = URL_ATTRIBUTE[e.name];
     const value = attribute && e.attribs[attribute];
     // A form without an action submits to its own page, which is already known.

@@ -41,7 +41,11 @@ export interface CrawlSummary {
  * Crawls from `start`, handing each answer to `visit` as it arrives (nothing is kept). Throws
  * TargetUnreachableError when the first request gets no answer at all.
  */
-export async function crawl(start: URL, options: CrawlOptions, visit: (response: ObservedResponse) => void): Promise<CrawlSummary> {
+export async function crawl(
+  start: URL,
+  options: CrawlOptions,
+  visit: (response: ObservedResponse) => void,
+): Promise<CrawlSummary> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error("DAST duration limit reached")), options.maxDurationMs);
   const signals = [deadline.signal, ...(options.signal ? [options.signal] : [])];
@@ -80,7 +84,11 @@ export async function crawl(start: URL, options: CrawlOptions, visit: (response:
       return await fetchPage(url, context);
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
-      if (deadline.signal.aborted) return new FetchFailure("timeout", `${url.href} did not answer within the scan's ${options.maxDurationMs / 1000} s`);
+      if (deadline.signal.aborted)
+        return new FetchFailure(
+          "timeout",
+          `${url.href} did not answer within the scan's ${options.maxDurationMs / 1000} s`,
+        );
       if (err instanceof FetchFailure) return err;
       throw err;
     }
@@ -107,7 +115,12 @@ export async function crawl(start: URL, options: CrawlOptions, visit: (response:
 
     const inFlight = new Set<Promise<void>>();
     for (;;) {
-      while (inFlight.size < options.concurrency && queue.length > 0 && summary.requests < options.maxPages && !deadline.signal.aborted) {
+      while (
+        inFlight.size < options.concurrency &&
+        queue.length > 0 &&
+        summary.requests < options.maxPages &&
+        !deadline.signal.aborted
+      ) {
         const running: Promise<void> = step(queue.shift()!).finally(() => inFlight.delete(running));
         running.catch(() => {}); // a rejection (the scan stopping) is seen by the race below; the others' are moot
         inFlight.add(running);

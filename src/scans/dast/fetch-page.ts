@@ -69,7 +69,11 @@ export async function fetchPage(url: URL, ctx: FetchContext): Promise<ObservedRe
  * page that never ends costs the limit, not the scan. A body that stalls or breaks midway keeps
  * what arrived (the answer's head and its start are still worth checking).
  */
-async function readUpTo(body: Dispatcher.ResponseData["body"], max: number, scan: AbortSignal): Promise<{ bytes: Buffer; truncated: boolean }> {
+async function readUpTo(
+  body: Dispatcher.ResponseData["body"],
+  max: number,
+  scan: AbortSignal,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
@@ -107,16 +111,22 @@ const TLS_CODES = /^(CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|ERR_TLS_|ERR_SSL_|E
 /** Why a request got no answer, in words; undici wraps the socket's error as the cause. */
 function failureOf(err: unknown, url: URL, timeoutMs: number): FetchFailure {
   // Duck-typed: errors from Node's internals may come from another realm (a VM context) than Error.
-  const errors = [err, (err as { cause?: unknown })?.cause].filter((e): e is NodeJS.ErrnoException => typeof e === "object" && e !== null && "message" in e);
+  const errors = [err, (err as { cause?: unknown })?.cause].filter(
+    (e): e is NodeJS.ErrnoException => typeof e === "object" && e !== null && "message" in e,
+  );
   // DOMException's code is a number; its name (TimeoutError, from AbortSignal.timeout) says more.
   const code = errors.map((e) => (typeof e.code === "string" ? e.code : e.name)).find((c) => c && c !== "Error") ?? "";
   const message = errors.map((e) => e.message).find(Boolean) ?? String(err);
   if (code === "ESSRF") return new FetchFailure("forbidden", message);
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") return new FetchFailure("dns", `${url.hostname} does not resolve (${code})`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA")
+    return new FetchFailure("dns", `${url.hostname} does not resolve (${code})`);
   if (code === "ECONNREFUSED") return new FetchFailure("refused", `${url.origin} refused the connection`);
   if (code === "TimeoutError" || code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT") {
     return new FetchFailure("timeout", `${url.href} did not answer within ${timeoutMs / 1000} s`);
   }
   if (TLS_CODES.test(code)) return new FetchFailure("tls", `TLS with ${url.host} failed: ${message}`);
-  return new FetchFailure("connection", `${url.href}: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`);
+  return new FetchFailure(
+    "connection",
+    `${url.href}: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`,
+  );
 }

@@ -54,12 +54,16 @@ export function readHtml(markup: string): HtmlFacts {
 
 /** The `content` of the first `<meta http-equiv="…">` naming the header, if any. */
 export function metaHttpEquiv(facts: HtmlFacts, header: string): string | undefined {
-  const meta = facts.elements.find((e) => e.name === "meta" && e.attribs["http-equiv"]?.toLowerCase() === header.toLowerCase());
+  const meta = facts.elements.find(
+    (e) => e.name === "meta" && e.attribs["http-equiv"]?.toLowerCase() === header.toLowerCase(),
+  );
   return meta && (meta.attribs["content"] ?? "");
 }
 
 /** The start tag as markup, for an alert's evidence. */
 export function startTag(element: HtmlElement): string {
-  const attributes = Object.entries(element.attribs).map(([name, value]) => (value === "" ? ` ${name}` : ` ${name}="${value.replace(/"/g, "&quot;")}"`));
+  const attributes = Object.entries(element.attribs).map(([name, value]) =>
+    value === "" ? ` ${name}` : ` ${name}="${value.replace(/"/g, "&quot;")}"`,
+  );
   return `<${element.name}${attributes.join("")}>`;
 }

@@ -45,7 +45,8 @@ export class ResponseHeaders {
   }
 }
 
-const mediaType = (r: ObservedResponse): string => (r.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+const mediaType = (r: ObservedResponse): string =>
+  (r.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 
 export const isHttps = (r: ObservedResponse): boolean => r.url.protocol === "https:";
 export const isRedirect = (r: ObservedResponse): boolean => r.status >= 300 && r.status < 400;

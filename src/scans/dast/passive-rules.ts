@@ -1,10 +1,27 @@
 // The baseline engine's rules, one row per ZAP alert, in ZAP plugin id order (CONTRACT §12). The
 // README's rules table is checked against this one by test/unit/dast/passive-rules.test.ts.
 import type { PassiveRule } from "./passive-rule.ts";
-import { cookieSameSiteInvalid, cookieSameSiteNone, cookieWithoutHttpOnly, cookieWithoutSameSite, cookieWithoutSecure } from "./rules/cookies.ts";
-import { crossDomainMisconfiguration, crossDomainScriptInclusion, mixedContent, mixedContentWithScripts } from "./rules/cross-domain.ts";
+import {
+  cookieSameSiteInvalid,
+  cookieSameSiteNone,
+  cookieWithoutHttpOnly,
+  cookieWithoutSameSite,
+  cookieWithoutSecure,
+} from "./rules/cookies.ts";
+import {
+  crossDomainMisconfiguration,
+  crossDomainScriptInclusion,
+  mixedContent,
+  mixedContentWithScripts,
+} from "./rules/cross-domain.ts";
 import { absenceOfAntiCsrfTokens, weakAuthenticationMethod } from "./rules/forms-and-authentication.ts";
-import { debugErrorMessages, directoryBrowsing, privateIpDisclosure, serverVersionLeak, xPoweredByLeak } from "./rules/information-disclosure.ts";
+import {
+  debugErrorMessages,
+  directoryBrowsing,
+  privateIpDisclosure,
+  serverVersionLeak,
+  xPoweredByLeak,
+} from "./rules/information-disclosure.ts";
 import {
   antiClickjackingMissing,
   cspHeaderNotSet,

@@ -52,7 +52,14 @@ export class ZapReportBuilder {
   ) {}
 
   add(rule: PassiveRule, url: URL, hit: RuleHit): void {
-    const instance: ZapInstance = { uri: url.href, method: "GET", param: hit.param ?? "", attack: "", evidence: hit.evidence ?? "", otherinfo: hit.otherInfo ?? "" };
+    const instance: ZapInstance = {
+      uri: url.href,
+      method: "GET",
+      param: hit.param ?? "",
+      attack: "",
+      evidence: hit.evidence ?? "",
+      otherinfo: hit.otherInfo ?? "",
+    };
     const ofRule = this.instances.get(rule) ?? new Map<string, ZapInstance>();
     ofRule.set(JSON.stringify([instance.uri, instance.param, instance.evidence]), instance);
     this.instances.set(rule, ofRule);

@@ -2,7 +2,12 @@
 // application's serviceUrl, its ZAP report read by the same reader as a report uploaded from ZAP,
 // so a finding is the same whichever of the two found it.
 import type { TargetPolicy } from "../../net/ssrf-guard.ts";
-import { BASELINE_ENGINE, runBaselineScan, TargetUnreachableError, type BaselineScanOptions } from "../dast/baseline-scan.ts";
+import {
+  BASELINE_ENGINE,
+  runBaselineScan,
+  TargetUnreachableError,
+  type BaselineScanOptions,
+} from "../dast/baseline-scan.ts";
 import { zapReport } from "../reports/zap-report.ts";
 import type { ScannerEngine } from "./engine.ts";
 
@@ -10,7 +15,8 @@ export type BaselineEngineOptions = Pick<BaselineScanOptions, "maxPages" | "maxD
   targetPolicy: TargetPolicy;
 };
 
-const POLICY_HINT = "scan targets on a private network need SCAN_TARGET_ALLOW (their hosts or networks) or SCAN_ALLOW_PRIVATE_TARGETS=true";
+const POLICY_HINT =
+  "scan targets on a private network need SCAN_TARGET_ALLOW (their hosts or networks) or SCAN_ALLOW_PRIVATE_TARGETS=true";
 
 export function createBaselineEngine(options: BaselineEngineOptions): ScannerEngine {
   return {
@@ -23,7 +29,8 @@ export function createBaselineEngine(options: BaselineEngineOptions): ScannerEng
         const report = await runBaselineScan(target.serviceUrl, { ...options, signal });
         return zapReport.parse(report).findings;
       } catch (err) {
-        if (err instanceof TargetUnreachableError && err.kind === "forbidden") throw new Error(`${err.reason} (${POLICY_HINT})`);
+        if (err instanceof TargetUnreachableError && err.kind === "forbidden")
+          throw new Error(`${err.reason} (${POLICY_HINT})`);
         throw err;
       }
     },

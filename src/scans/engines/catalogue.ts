@@ -58,7 +58,10 @@ const bandMessage = { message: "CVSS score is outside the severity's band", path
 export const sastEntrySchema = z.strictObject({
   ...entryFields,
   /** Source files where the weakness may sit, for every language family. */
-  paths: z.record(z.enum(LANGUAGE_FAMILIES), z.array(z.string().regex(/^[\w./-]+$/, "Must be a relative file path")).min(1)),
+  paths: z.record(
+    z.enum(LANGUAGE_FAMILIES),
+    z.array(z.string().regex(/^[\w./-]+$/, "Must be a relative file path")).min(1),
+  ),
 });
 
 export const dastEntrySchema = z.strictObject({

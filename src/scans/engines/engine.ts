@@ -22,7 +22,6 @@ export interface ScanTarget {
   serviceUrl: string | null;
 }
 
-
 export interface ScannerEngine {
   readonly scanType: ScanType;
   /** What its scans record as their source; left as the scan has it when absent. */
@@ -44,7 +43,12 @@ export interface EngineOptions {
   overrides?: Partial<Record<ScanType, ScannerEngine>>;
 }
 
-export function createEngines({ durationMs, kinds = {}, baseline, overrides = {} }: EngineOptions): Record<ScanType, ScannerEngine> {
+export function createEngines({
+  durationMs,
+  kinds = {},
+  baseline,
+  overrides = {},
+}: EngineOptions): Record<ScanType, ScannerEngine> {
   const engineFor = (scanType: ScanType): ScannerEngine => {
     if (overrides[scanType]) return overrides[scanType];
     if (kinds[scanType] === "baseline") {

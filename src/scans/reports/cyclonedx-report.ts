@@ -4,11 +4,26 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ANALYSIS_RESPONSES, ANALYSIS_STATES, CYCLONEDX_JUSTIFICATIONS, type Decision } from "../../domain/vulnerabilities/analysis.ts";
+import {
+  ANALYSIS_RESPONSES,
+  ANALYSIS_STATES,
+  CYCLONEDX_JUSTIFICATIONS,
+  type Decision,
+} from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
-import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import {
+  clip,
+  cveOf,
+  cvssScoreFor,
+  cweOf,
+  fingerprintOf,
+  packageCoordinate,
+  severityOfScore,
+  TEXT_MAX,
+  titleOf,
+} from "./finding-rules.ts";
 import { schemaCheckOfLongArrays, type SchemaCheck } from "./json-schema-check.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { isObject, ReportInvalid, type ReportParser } from "./report.ts";
@@ -16,8 +31,13 @@ import { isObject, ReportInvalid, type ReportParser } from "./report.ts";
 export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"] as const;
 export type SpecVersion = (typeof CYCLONEDX_VERSIONS)[number];
 
-const SCHEMA_DIR = join(dirname(createRequire(import.meta.url).resolve("@cyclonedx/cyclonedx-library/package.json")), "res", "schema");
-const readSchema = (file: string) => JSON.parse(readFileSync(join(SCHEMA_DIR, file), "utf8")) as Record<string, unknown>;
+const SCHEMA_DIR = join(
+  dirname(createRequire(import.meta.url).resolve("@cyclonedx/cyclonedx-library/package.json")),
+  "res",
+  "schema",
+);
+const readSchema = (file: string) =>
+  JSON.parse(readFileSync(join(SCHEMA_DIR, file), "utf8")) as Record<string, unknown>;
 
 const checks = new Map<SpecVersion, SchemaCheck>();
 export function bomSchema(version: SpecVersion): SchemaCheck {
@@ -28,7 +48,11 @@ export function bomSchema(version: SpecVersion): SchemaCheck {
       ...readSchema(file),
       $id: `http://cyclonedx.org/schema/${file}`,
     }));
-    check = schemaCheckOfLongArrays(readSchema(`bom-${version}.SNAPSHOT.schema.json`), ["components", "vulnerabilities"], { references });
+    check = schemaCheckOfLongArrays(
+      readSchema(`bom-${version}.SNAPSHOT.schema.json`),
+      ["components", "vulnerabilities"],
+      { references },
+    );
     checks.set(version, check);
   }
   return check;
@@ -87,7 +111,8 @@ export interface CycloneDxAnalysis {
   detail?: string;
 }
 
-const isOneOf = <T extends string>(values: readonly T[], value: unknown): value is T => (values as readonly unknown[]).includes(value);
+const isOneOf = <T extends string>(values: readonly T[], value: unknown): value is T =>
+  (values as readonly unknown[]).includes(value);
 
 /** An analysis with a state as the decision it records (the schema has checked its enums). */
 export function decisionOfAnalysis(analysis: CycloneDxAnalysis & { state: string }): Decision {
@@ -102,11 +127,15 @@ export function decisionOfAnalysis(analysis: CycloneDxAnalysis & { state: string
 const SEVERITY_RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, unknown: 1, info: 0, none: 0 };
 const RANKED: Severity[] = ["low", "low", "medium", "high", "critical"];
 
-const listed = (tools: Tools | undefined): Tool[] => (Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])]);
+const listed = (tools: Tools | undefined): Tool[] =>
+  Array.isArray(tools) ? tools : [...(tools?.components ?? []), ...(tools?.services ?? [])];
 
 /** The tool that found the vulnerabilities (1.5+ names it on each), else the BOM's first tool that is not a library. */
 function toolOf(bom: Bom): Tool {
-  const candidates = [...(bom.vulnerabilities ?? []).flatMap((v) => listed(v.tools)), ...listed(bom.metadata?.tools)].filter((t) => t.name);
+  const candidates = [
+    ...(bom.vulnerabilities ?? []).flatMap((v) => listed(v.tools)),
+    ...listed(bom.metadata?.tools),
+  ].filter((t) => t.name);
   return candidates.find((t) => t.type !== "library") ?? candidates[0] ?? {};
 }
 
@@ -125,7 +154,11 @@ export function componentsByRef(bom: Pick<Bom, "metadata" | "components">): Map<
 function packageOf(component: Component): PackageRef {
   const fromUrl = component.purl ? fromPurl(component.purl) : null;
   if (fromUrl) return fromUrl;
-  return { name: component.group ? `${component.group}/${component.name}` : component.name, version: component.version ?? null, purl: null };
+  return {
+    name: component.group ? `${component.group}/${component.name}` : component.name,
+    version: component.version ?? null,
+    purl: null,
+  };
 }
 
 /** The highest of the ratings; `unknown` counts as low, `info`/`none` as nothing (null). */
@@ -137,7 +170,9 @@ function severityOf(ratings: readonly Rating[]): { severity: Severity | null; sc
     rank = Math.max(rank, named ?? (fromScore ? SEVERITY_RANK[fromScore]! : 1));
   }
   // Sources may score differently: the highest CVSS v3 score goes with the highest rating.
-  const cvss3 = ratings.flatMap((r) => ((r.method === "CVSSv31" || r.method === "CVSSv3") && r.score !== undefined ? [r.score] : []));
+  const cvss3 = ratings.flatMap((r) =>
+    (r.method === "CVSSv31" || r.method === "CVSSv3") && r.score !== undefined ? [r.score] : [],
+  );
   return { severity: rank === 0 ? null : RANKED[rank]!, score: cvss3.length > 0 ? Math.max(...cvss3) : null };
 }
 
@@ -187,7 +222,12 @@ export const cyclonedxReport: ReportParser = {
         cve,
         cvssScore: cvssScoreFor(severity, rated.score),
         introducedIn: pkg ? packageCoordinate(pkg.name, pkg.version) : target || id,
-        remediation: clip(vulnerability.recommendation ?? vulnerability.workaround ?? (pkg ? `Upgrade ${pkg.name} to a version not affected by ${id}` : `See ${id}`), TEXT_MAX),
+        remediation: clip(
+          vulnerability.recommendation ??
+            vulnerability.workaround ??
+            (pkg ? `Upgrade ${pkg.name} to a version not affected by ${id}` : `See ${id}`),
+          TEXT_MAX,
+        ),
         packageName: pkg?.name ?? null,
         packageVersion: pkg?.version ?? null,
         location: pkg ? packageLocation(pkg) : target || null,

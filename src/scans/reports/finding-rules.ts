@@ -48,9 +48,15 @@ export function cveOf(candidates: readonly unknown[]): string | null {
 }
 
 /** A stable fingerprint from the parts that identify a finding within its format and tool. */
-export function fingerprintOf(format: string, tool: string, parts: readonly (string | number | null | undefined)[]): string {
+export function fingerprintOf(
+  format: string,
+  tool: string,
+  parts: readonly (string | number | null | undefined)[],
+): string {
   return createHash("sha256")
-    .update([format, tool.toLowerCase(), ...parts.map((p) => (p === null || p === undefined ? "" : String(p)))].join("\0"))
+    .update(
+      [format, tool.toLowerCase(), ...parts.map((p) => (p === null || p === undefined ? "" : String(p)))].join("\0"),
+    )
     .digest("hex");
 }
 
@@ -69,4 +75,5 @@ export const TEXT_MAX = 20_000;
 export const titleOf = (text: string): string => clip(text.trim().split(/\r?\n/, 1)[0] ?? "", TITLE_MAX);
 
 /** `name@version`, or the name alone when the version is unknown. */
-export const packageCoordinate = (name: string, version: string | null | undefined): string => (version ? `${name}@${version}` : name);
+export const packageCoordinate = (name: string, version: string | null | undefined): string =>
+  version ? `${name}@${version}` : name;

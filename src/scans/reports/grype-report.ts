@@ -4,7 +4,16 @@ import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
-import { clip, cveOf, cvssScoreFor, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf, UNKNOWN_CWE } from "./finding-rules.ts";
+import {
+  clip,
+  cveOf,
+  cvssScoreFor,
+  fingerprintOf,
+  packageCoordinate,
+  TEXT_MAX,
+  titleOf,
+  UNKNOWN_CWE,
+} from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
 import { isObject, type ReportParser } from "./report.ts";
@@ -24,7 +33,12 @@ const match = z.looseObject({
     urls: z.array(z.string()).nullish(),
   }),
   relatedVulnerabilities: z.array(advisory).nullish(),
-  artifact: z.looseObject({ name: z.string().min(1), version: z.string().optional(), type: z.string().optional(), purl: z.string().optional() }),
+  artifact: z.looseObject({
+    name: z.string().min(1),
+    version: z.string().optional(),
+    type: z.string().optional(),
+    purl: z.string().optional(),
+  }),
 });
 
 const grypeSchema = z.looseObject({
@@ -76,7 +90,8 @@ function findingOf(m: Match, tool: string, target: string): Finding | null {
     cve,
     cvssScore: cvssScoreFor(severity, v3Score([v, ...related])),
     introducedIn: coordinate,
-    remediation: fixes.length > 0 ? `Upgrade ${a.name} to ${fixes.join(" or ")}` : `No fixed version of ${a.name} is known yet`,
+    remediation:
+      fixes.length > 0 ? `Upgrade ${a.name} to ${fixes.join(" or ")}` : `No fixed version of ${a.name} is known yet`,
     packageName: a.name,
     packageVersion: a.version ?? null,
     location: packageLocation(pkg),
@@ -88,7 +103,9 @@ export const grypeReport: ReportParser = {
   format: "grype",
 
   detect: (document) =>
-    isObject(document) && Array.isArray(document["matches"]) && (isObject(document["descriptor"]) || isObject(document["source"])),
+    isObject(document) &&
+    Array.isArray(document["matches"]) &&
+    (isObject(document["descriptor"]) || isObject(document["source"])),
 
   parse(document) {
     const report = checkShape(grypeSchema, document, "Grype JSON report");

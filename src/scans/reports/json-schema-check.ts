@@ -19,14 +19,17 @@ export type SchemaCheck = (document: unknown) => FieldError[];
  * which RFC 3986 forbids but every reader understands. Non-ASCII is percent-encoded, then checked.
  */
 function asIri(format: (typeof fullFormats)["uri"] | (typeof fullFormats)["uri-reference"]) {
-  const check = (s: string) => (format instanceof RegExp ? format.test(s) : typeof format === "function" ? format(s) : false);
+  const check = (s: string) =>
+    format instanceof RegExp ? format.test(s) : typeof format === "function" ? format(s) : false;
   return (value: string) => check(value.replace(/[^\x00-\x7f]+/g, (text) => encodeURIComponent(text)));
 }
 
 function describe(error: ErrorObject): FieldError {
   const path = error.instancePath;
-  if (error.keyword === "additionalProperties") return { path: path + jsonPointer([error.params.additionalProperty]), message: "Unknown property" };
-  if (error.keyword === "required") return { path: path + jsonPointer([error.params.missingProperty]), message: "Required" };
+  if (error.keyword === "additionalProperties")
+    return { path: path + jsonPointer([error.params.additionalProperty]), message: "Unknown property" };
+  if (error.keyword === "required")
+    return { path: path + jsonPointer([error.params.missingProperty]), message: "Required" };
   return { path, message: error.message ?? "Invalid" };
 }
 
@@ -34,10 +37,23 @@ function describe(error: ErrorObject): FieldError {
  * Compiles `schema` once (draft-04 schemas with ajv-draft-04, 2020-12 ones with Ajv2020, draft-07
  * with ajv), with the schemas it refers to by `$ref` added first.
  */
-export function schemaCheck(schema: AnySchema, options: { draft04?: boolean; draft2020?: boolean; references?: AnySchema[] } = {}): SchemaCheck {
+export function schemaCheck(
+  schema: AnySchema,
+  options: { draft04?: boolean; draft2020?: boolean; references?: AnySchema[] } = {},
+): SchemaCheck {
   // unicodeRegExp off: the published SARIF schema has a pattern that is invalid under the u flag.
-  const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false, logger: false };
-  const ajv = options.draft04 ? new AjvDraft04(ajvOptions) : options.draft2020 ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);
+  const ajvOptions: Options = {
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    unicodeRegExp: false,
+    logger: false,
+  };
+  const ajv = options.draft04
+    ? new AjvDraft04(ajvOptions)
+    : options.draft2020
+      ? new Ajv2020(ajvOptions)
+      : new Ajv(ajvOptions);
   addFormats.default(ajv as unknown as Ajv);
   ajv.addFormat("uri", asIri(fullFormats.uri));
   ajv.addFormat("uri-reference", asIri(fullFormats["uri-reference"]));
@@ -70,7 +86,8 @@ export function schemaCheckOfLongArrays(
   return (document) => {
     const errors = check(document);
     for (const name of longArrays) {
-      const items = typeof document === "object" && document !== null ? (document as Record<string, unknown>)[name] : undefined;
+      const items =
+        typeof document === "object" && document !== null ? (document as Record<string, unknown>)[name] : undefined;
       if (!Array.isArray(items)) continue;
       for (const { index, first } of repeatedItems(items)) {
         errors.push({ path: jsonPointer([name, index]), message: `Repeats item ${first}: the items must be unique` });

@@ -12,7 +12,14 @@ import { jsonPointer } from "./json-pointer.ts";
 import { MAX_ERRORS } from "./json-schema-check.ts";
 import { checkReadRequest, readReport } from "./read-report.ts";
 import type { ReadOptions, ReportHeader } from "./report.ts";
-import { checkSarifLog, checkSarifResult, isNotAFinding, SARIF_INVALID, sarifReport, sarifRuns } from "./sarif-report.ts";
+import {
+  checkSarifLog,
+  checkSarifResult,
+  isNotAFinding,
+  SARIF_INVALID,
+  sarifReport,
+  sarifRuns,
+} from "./sarif-report.ts";
 import { sarifResults } from "./sarif-results-stream.ts";
 
 /** Findings handed over at a time: what record-findings.ts writes per statement. */
@@ -27,7 +34,11 @@ export interface ReportReading {
 const refused = (unsafe: FieldError) => invalid("The report is invalid", [unsafe]);
 
 /** The first pass over a SARIF log: undefined when the bytes hold no results (or, unnamed, no SARIF log). */
-function readStreamedSarif(bytes: Uint8Array, format: string | undefined, options: ReadOptions): ReportReading | undefined {
+function readStreamedSarif(
+  bytes: Uint8Array,
+  format: string | undefined,
+  options: ReadOptions,
+): ReportReading | undefined {
   const errors: FieldError[] = [];
   let unsafe: FieldError | null = null;
   const results = sarifResults(bytes);
@@ -75,7 +86,11 @@ function readWhole(bytes: Uint8Array, format: string | undefined, options: ReadO
  * `format`: the `?format=` of the upload, if any. Throws SyntaxError when the bytes are not one JSON
  * document, and a validation DomainError naming JSON Pointers when it is not a valid report.
  */
-export function readReportBytes(bytes: Uint8Array, format: string | undefined, options: ReadOptions = {}): ReportReading {
+export function readReportBytes(
+  bytes: Uint8Array,
+  format: string | undefined,
+  options: ReadOptions = {},
+): ReportReading {
   checkReadRequest(format, options);
   const streamed = format === undefined || format === "sarif" ? readStreamedSarif(bytes, format, options) : undefined;
   return streamed ?? readWhole(bytes, format, options);

@@ -15,7 +15,15 @@ import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { VexDocument } from "../../domain/vulnerabilities/vex.service.ts";
 import type { VexTarget } from "../../domain/vulnerabilities/vex-transaction.ts";
 import type { ReadOptions } from "./report.ts";
-import type { ReadOutcome, ReadTask, VexApplyFailure, VexApplyOutcome, VexApplyRequest, VexReadOutcome, VexTask } from "./report-worker.ts";
+import type {
+  ReadOutcome,
+  ReadTask,
+  VexApplyFailure,
+  VexApplyOutcome,
+  VexApplyRequest,
+  VexReadOutcome,
+  VexTask,
+} from "./report-worker.ts";
 
 const compiled = import.meta.url.endsWith(".js");
 
@@ -51,11 +59,13 @@ function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unkno
     if (receiver) receiver.resolve(message);
     else arrived.push(message);
   });
-  task.then(
-    // The task ends only after this side closes the port, so its end before that is a failure.
-    () => (failure = new Error("The report reader ended before it answered")),
-    (err: unknown) => (failure = err),
-  ).finally(() => waiting?.reject(failure));
+  task
+    .then(
+      // The task ends only after this side closes the port, so its end before that is a failure.
+      () => (failure = new Error("The report reader ended before it answered")),
+      (err: unknown) => (failure = err),
+    )
+    .finally(() => waiting?.reject(failure));
   return () => {
     if (arrived.length > 0) return Promise.resolve(arrived.shift());
     if (failure !== undefined) return Promise.reject(failure);
@@ -64,7 +74,8 @@ function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unkno
 }
 
 /** Only a buffer that owns its whole memory can be moved to a thread; a pooled small one is copied. */
-const movable = (bytes: Buffer): Buffer => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes));
+const movable = (bytes: Buffer): Buffer =>
+  bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes);
 
 /**
  * Runs a reading task (`name`, the worker's default export when absent) with the bytes moved to it
@@ -73,13 +84,25 @@ const movable = (bytes: Buffer): Buffer => (bytes.byteOffset === 0 && bytes.buff
 function startTask(bytes: Buffer, task: (own: Buffer, port: MessagePort) => ReadTask | VexTask, name?: string) {
   const own = movable(bytes);
   const { port1: port, port2 } = new MessageChannel();
-  const nextMessage = messagesOf(port, readers().run(task(own, port2), { name, transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>);
+  const nextMessage = messagesOf(
+    port,
+    readers().run(task(own, port2), { name, transferList: [own.buffer as ArrayBuffer, port2] }) as Promise<void>,
+  );
   return { port, nextMessage, close: () => port.close() };
 }
 
 /** The report in `bytes`, or what is wrong with it. The bytes move to the worker: the caller must not use them after. */
-export async function readReportOffThread(bytes: Buffer, format: string | undefined, options: ReadOptions = {}): Promise<ReportRead> {
-  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, ...options, port: port2 }));
+export async function readReportOffThread(
+  bytes: Buffer,
+  format: string | undefined,
+  options: ReadOptions = {},
+): Promise<ReportRead> {
+  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({
+    bytes: own,
+    format,
+    ...options,
+    port: port2,
+  }));
   try {
     const outcome = (await nextMessage()) as ReadOutcome;
     if (!outcome.ok) {
@@ -121,7 +144,11 @@ function reviveFailure({ message, code, fromDatabase }: VexApplyFailure): Error 
  */
 export async function readVexOffThread(bytes: Buffer, format: string | undefined, database: pg.Pool): Promise<VexRead> {
   const databaseUrl = database.options.connectionString!;
-  const { port, nextMessage, close } = startTask(bytes, (own, port2) => ({ bytes: own, format, port: port2, databaseUrl, turns: processBulkTurns.buffer }), "applyVexTask");
+  const { port, nextMessage, close } = startTask(
+    bytes,
+    (own, port2) => ({ bytes: own, format, port: port2, databaseUrl, turns: processBulkTurns.buffer }),
+    "applyVexTask",
+  );
   try {
     const outcome = (await nextMessage()) as VexReadOutcome;
     if (!outcome.ok) {

@@ -3,7 +3,14 @@
 import { invalid } from "../../errors.ts";
 import { cyclonedxReport } from "./cyclonedx-report.ts";
 import { grypeReport } from "./grype-report.ts";
-import { REPORT_FORMATS, ReportInvalid, type ParsedReport, type ReadOptions, type ReportFormat, type ReportParser } from "./report.ts";
+import {
+  REPORT_FORMATS,
+  ReportInvalid,
+  type ParsedReport,
+  type ReadOptions,
+  type ReportFormat,
+  type ReportParser,
+} from "./report.ts";
 import { sarifReport } from "./sarif-report.ts";
 import { trivyReport } from "./trivy-report.ts";
 import { zapReport } from "./zap-report.ts";
@@ -15,11 +22,15 @@ const isFormat = (value: string): value is ReportFormat => (REPORT_FORMATS as re
 /** The upload's `?format=` and options, checked before its report is read. */
 export function checkReadRequest(format: string | undefined, options: ReadOptions): void {
   if (format !== undefined && !isFormat(format)) {
-    throw invalid("Unknown report format", [{ path: "format", message: `Must be one of ${REPORT_FORMATS.join(", ")}` }]);
+    throw invalid("Unknown report format", [
+      { path: "format", message: `Must be one of ${REPORT_FORMATS.join(", ")}` },
+    ]);
   }
   const checkoutPath = options.checkoutPath;
   if (checkoutPath !== undefined && (checkoutPath.length > 4096 || !/^(?:\/|[A-Za-z]:[\\/])/.test(checkoutPath))) {
-    throw invalid("Invalid checkout path", [{ path: "checkoutPath", message: "Must be an absolute path of at most 4096 characters" }]);
+    throw invalid("Invalid checkout path", [
+      { path: "checkoutPath", message: "Must be an absolute path of at most 4096 characters" },
+    ]);
   }
 }
 
@@ -29,7 +40,10 @@ export function readReport(document: unknown, format?: string, options: ReadOpti
   const parser = format ? PARSERS.find((p) => p.format === format) : PARSERS.find((p) => p.detect(document));
   if (!parser) {
     throw invalid("The report's format could not be recognised", [
-      { path: "", message: `Not a report of a known format (${REPORT_FORMATS.join(", ")}); name it with ?format= if it is one` },
+      {
+        path: "",
+        message: `Not a report of a known format (${REPORT_FORMATS.join(", ")}); name it with ?format= if it is one`,
+      },
     ]);
   }
   try {

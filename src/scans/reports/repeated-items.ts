@@ -23,7 +23,9 @@ export function jsonHash(value: unknown): number {
       return textHash(value);
     case "number":
       // 1 and 1.0 are one number; -0 and 0 are equal (-0 | 0 is 0).
-      return Number.isInteger(value) ? Math.imul(value | 0, FNV_PRIME) ^ 0x5bd1e995 : textHash(String(value)) ^ 0x27d4eb2d;
+      return Number.isInteger(value)
+        ? Math.imul(value | 0, FNV_PRIME) ^ 0x5bd1e995
+        : textHash(String(value)) ^ 0x27d4eb2d;
     case "boolean":
       return value ? 0x165667b1 : 0x3c6ef372;
     case "object": {
@@ -35,7 +37,8 @@ export function jsonHash(value: unknown): number {
       }
       let sum = 0xc2b2ae35;
       for (const key in value) {
-        if (Object.hasOwn(value, key)) sum = (sum + Math.imul(textHash(key) ^ jsonHash((value as Record<string, unknown>)[key]), 0xcc9e2d51)) | 0;
+        if (Object.hasOwn(value, key))
+          sum = (sum + Math.imul(textHash(key) ^ jsonHash((value as Record<string, unknown>)[key]), 0xcc9e2d51)) | 0;
       }
       return sum;
     }

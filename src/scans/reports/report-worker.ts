@@ -24,7 +24,9 @@ export interface ReadTask extends ReadOptions {
 }
 
 /** What went wrong reading a document. Errors do not cross threads with their class: outcomes say it as data. */
-export type ReadFailure = { ok: false; problem: "malformed_json"; message: string } | { ok: false; problem: "invalid"; message: string; errors: FieldError[] };
+export type ReadFailure =
+  | { ok: false; problem: "malformed_json"; message: string }
+  | { ok: false; problem: "invalid"; message: string; errors: FieldError[] };
 
 export type ReadOutcome = { ok: true; report: ReportHeader } | ReadFailure;
 
@@ -51,8 +53,10 @@ function nextMessage(port: MessagePort): Promise<unknown> {
 
 /** A reading's failure as data; anything else is thrown on. */
 function failureOf(err: unknown, what: string): ReadFailure {
-  if (err instanceof SyntaxError) return { ok: false, problem: "malformed_json", message: `The ${what} is not a JSON document` };
-  if (err instanceof DomainError && err.kind === "invalid") return { ok: false, problem: "invalid", message: err.message, errors: err.details.errors ?? [] };
+  if (err instanceof SyntaxError)
+    return { ok: false, problem: "malformed_json", message: `The ${what} is not a JSON document` };
+  if (err instanceof DomainError && err.kind === "invalid")
+    return { ok: false, problem: "invalid", message: err.message, errors: err.details.errors ?? [] };
   throw err;
 }
 
@@ -96,7 +100,9 @@ export type VexApplyOutcome = { ok: true; counts: VexCounts } | { ok: false; fai
 
 function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading?: VexReading } {
   try {
-    const document: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    const document: unknown = JSON.parse(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
+    );
     const reading = readVexDocument(document, format);
     return { outcome: { ok: true, errors: reading.errors }, reading };
   } catch (err) {
@@ -105,13 +111,27 @@ function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading
 }
 
 /** Applies the document in a transaction on this thread's own connection (worker-connections.ts). */
-async function applyVex(reading: VexReading, databaseUrl: string, request: VexApplyRequest, turns: BulkTurns): Promise<VexApplyOutcome> {
+async function applyVex(
+  reading: VexReading,
+  databaseUrl: string,
+  request: VexApplyRequest,
+  turns: BulkTurns,
+): Promise<VexApplyOutcome> {
   try {
-    const counts = await withConnection(databaseUrl, (client) => applyVexReading(client, reading, { ...request, at: new Date(request.at) }, turns));
+    const counts = await withConnection(databaseUrl, (client) =>
+      applyVexReading(client, reading, { ...request, at: new Date(request.at) }, turns),
+    );
     return { ok: true, counts };
   } catch (err) {
     const { message, code } = err as { message?: unknown; code?: unknown };
-    return { ok: false, failure: { message: String(message), code: typeof code === "string" ? code : undefined, fromDatabase: err instanceof pg.DatabaseError } };
+    return {
+      ok: false,
+      failure: {
+        message: String(message),
+        code: typeof code === "string" ? code : undefined,
+        fromDatabase: err instanceof pg.DatabaseError,
+      },
+    };
   }
 }
 

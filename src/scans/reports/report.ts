@@ -15,7 +15,8 @@ export type ReportHeader = Omit<ScanReport, "findings">;
 export type ParsedReport = ReportHeader & { findings: Finding[] };
 
 /** A JSON object (not an array, not null): what detect() looks at first. */
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export interface ReportParser {
   readonly format: ReportFormat;

@@ -8,17 +8,30 @@ import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts"
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { FieldError } from "../../errors.ts";
 import type { ScanType } from "../engines/engine.ts";
-import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, severityOfScore, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import {
+  clip,
+  cveOf,
+  cvssScoreFor,
+  cweOf,
+  fingerprintOf,
+  severityOfScore,
+  TEXT_MAX,
+  titleOf,
+} from "./finding-rules.ts";
 import { jsonPointer } from "./json-pointer.ts";
 import { MAX_ERRORS, schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
 import { isObject, ReportInvalid, type ReadOptions, type ReportHeader, type ReportParser } from "./report.ts";
 
-const schemaDocument = () => createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json") as { id: string };
+const schemaDocument = () =>
+  createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json") as { id: string };
 let checkLog: SchemaCheck | undefined;
 let checkResult: SchemaCheck | undefined;
 const sarifSchema = (): SchemaCheck => (checkLog ??= schemaCheck(schemaDocument(), { draft04: true }));
 const resultSchema = (): SchemaCheck =>
-  (checkResult ??= schemaCheck({ $ref: `${schemaDocument().id}#/definitions/result` }, { draft04: true, references: [schemaDocument()] }));
+  (checkResult ??= schemaCheck(
+    { $ref: `${schemaDocument().id}#/definitions/result` },
+    { draft04: true, references: [schemaDocument()] },
+  ));
 
 /** A log's errors against the schema: a whole log, or the outline of a streamed one (its results emptied). */
 export const checkSarifLog = (log: unknown): FieldError[] => sarifSchema()(log);
@@ -29,7 +42,12 @@ export function checkSarifResult(result: unknown, run: number, index: number): F
   return resultSchema()(result).map((error) => ({ ...error, path: at + error.path }));
 }
 
-const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = { error: "high", warning: "medium", note: "low", none: "low" };
+const LEVEL_SEVERITY: Record<Sarif.Result.level, Severity> = {
+  error: "high",
+  warning: "medium",
+  note: "low",
+  none: "low",
+};
 
 /** Kinds of results that report no problem: not findings, and left out before the schema's check (they may lack a message). */
 const NOT_FINDINGS = new Set(["pass", "notApplicable", "informational"]);
@@ -40,7 +58,8 @@ export const isNotAFinding = (result: unknown): boolean =>
 
 /** Results that say nothing is wrong, or that the current run no longer has. */
 function isInformational(result: Sarif.Result): boolean {
-  if (result.kind !== undefined && result.kind !== "fail" && result.kind !== "open" && result.kind !== "review") return true;
+  if (result.kind !== undefined && result.kind !== "fail" && result.kind !== "open" && result.kind !== "review")
+    return true;
   return result.baselineState === "absent";
 }
 
@@ -92,10 +111,15 @@ function fileUriPrefix(checkoutPath: string): string {
 }
 
 /** Where the result is: `path:line` (`location`), and the file alone (`path`), else a logical location's name. */
-function locationOf(run: Sarif.Run, result: Sarif.Result, checkout: string | undefined): { location: string | null; path: string | null } {
+function locationOf(
+  run: Sarif.Run,
+  result: Sarif.Result,
+  checkout: string | undefined,
+): { location: string | null; path: string | null } {
   const physical = result.locations?.[0]?.physicalLocation;
   const artifact = physical?.artifactLocation;
-  const uri = artifact?.uri ?? (artifact?.index !== undefined ? run.artifacts?.[artifact.index]?.location?.uri : undefined);
+  const uri =
+    artifact?.uri ?? (artifact?.index !== undefined ? run.artifacts?.[artifact.index]?.location?.uri : undefined);
   if (uri === undefined) {
     const logical = result.locations?.[0]?.logicalLocations?.[0]?.fullyQualifiedName ?? null;
     return { location: logical, path: logical };
@@ -109,7 +133,8 @@ function locationOf(run: Sarif.Run, result: Sarif.Result, checkout: string | und
 function securitySeverity(...bags: (Sarif.PropertyBag | undefined)[]): number | null {
   for (const bag of bags) {
     const value = bag?.["security-severity"];
-    const score = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+    const score =
+      typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
     if (severityOfScore(score)) return score;
   }
   return null;
@@ -129,7 +154,11 @@ function cwesOf(rule: Sarif.ReportingDescriptor | undefined, result: Sarif.Resul
  * as GitHub matches them: CodeQL's primaryLocationLineHash hashes the line's text alone, so the
  * same code in two files has the same one. Else the rule and the location.
  */
-function fingerprintParts(ruleId: string, result: Sarif.Result, where: { location: string | null; path: string | null }): string[] {
+function fingerprintParts(
+  ruleId: string,
+  result: Sarif.Result,
+  where: { location: string | null; path: string | null },
+): string[] {
   const stable = { ...result.fingerprints, ...result.partialFingerprints };
   const keys = Object.keys(stable).sort();
   if (keys.length === 0) return [ruleId, where.location ?? ""];
@@ -138,7 +167,13 @@ function fingerprintParts(ruleId: string, result: Sarif.Result, where: { locatio
 
 export const SARIF_INVALID = "The report is not a valid SARIF 2.1.0 log";
 
-function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: string | undefined, checkout: string | undefined): Finding {
+function findingOf(
+  run: Sarif.Run,
+  tool: string,
+  result: Sarif.Result,
+  commit: string | undefined,
+  checkout: string | undefined,
+): Finding {
   const rule = ruleOf(run, result);
   const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? "";
   const level = result.level ?? rule?.defaultConfiguration?.level ?? "warning";
@@ -157,7 +192,12 @@ function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: s
     cve: cveOf([ruleId]),
     cvssScore: cvssScoreFor(severity, score),
     introducedIn: commit ? `commit ${commit}` : (location ?? ruleId),
-    remediation: clip(rule?.help?.text ?? rule?.fullDescription?.text ?? (rule?.helpUri ? `See ${rule.helpUri}` : "See the rule's documentation"), TEXT_MAX),
+    remediation: clip(
+      rule?.help?.text ??
+        rule?.fullDescription?.text ??
+        (rule?.helpUri ? `See ${rule.helpUri}` : "See the rule's documentation"),
+      TEXT_MAX,
+    ),
     packageName: null,
     packageVersion: null,
     location,
@@ -169,7 +209,8 @@ function findingOf(run: Sarif.Run, tool: string, result: Sarif.Result, commit: s
 /** Trivy, Grype and Snyk Open Source write SARIF too; their findings are about packages, not code. */
 function scanTypeOf(run: Sarif.Run | undefined): ScanType {
   const name = run?.tool.driver.name.toLowerCase() ?? "";
-  const aboutPackages = name.includes("trivy") || name.includes("grype") || (name.includes("snyk") && !name.includes("code"));
+  const aboutPackages =
+    name.includes("trivy") || name.includes("grype") || (name.includes("snyk") && !name.includes("code"));
   if (!aboutPackages) return "sast";
   return run?.properties?.["imageName"] !== undefined ? "container" : "sca";
 }
@@ -189,26 +230,45 @@ export function sarifRuns(log: Sarif.Log, options: ReadOptions = {}): SarifRuns 
   const checkout = options.checkoutPath ? fileUriPrefix(options.checkoutPath) : undefined;
   const commits = runs.map((run) => run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId);
   return {
-    report: { format: "sarif", tool, toolVersion: first?.semanticVersion ?? first?.version ?? null, scanType: scanTypeOf(runs[0]) },
-    findingOf: (run, result) => (isInformational(result) ? null : findingOf(runs[run]!, tool, result, commits[run], checkout)),
+    report: {
+      format: "sarif",
+      tool,
+      toolVersion: first?.semanticVersion ?? first?.version ?? null,
+      scanType: scanTypeOf(runs[0]),
+    },
+    findingOf: (run, result) =>
+      isInformational(result) ? null : findingOf(runs[run]!, tool, result, commits[run], checkout),
   };
 }
 
 export const sarifReport: ReportParser = {
   format: "sarif",
 
-  detect: (document) => isObject(document) && Array.isArray(document["runs"]) && (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
+  detect: (document) =>
+    isObject(document) &&
+    Array.isArray(document["runs"]) &&
+    (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
 
   parse(document, options: ReadOptions = {}) {
     // As the streamed reading does: the log without its results against the whole schema, then
     // each result that may be a finding against the schema's `result`.
     const runs = isObject(document) && Array.isArray(document["runs"]) ? (document["runs"] as unknown[]) : [];
-    const results = runs.map((run) => (isObject(run) && Array.isArray(run["results"]) ? (run["results"] as unknown[]) : []));
-    const outline = { ...document as object, runs: runs.map((run, i) => (results[i]!.length > 0 ? { ...(run as object), results: [] } : run)) };
-    const errors = [...checkSarifLog(outline), ...results.flatMap((list, run) => list.flatMap((r, i) => (isNotAFinding(r) ? [] : checkSarifResult(r, run, i))))];
+    const results = runs.map((run) =>
+      isObject(run) && Array.isArray(run["results"]) ? (run["results"] as unknown[]) : [],
+    );
+    const outline = {
+      ...(document as object),
+      runs: runs.map((run, i) => (results[i]!.length > 0 ? { ...(run as object), results: [] } : run)),
+    };
+    const errors = [
+      ...checkSarifLog(outline),
+      ...results.flatMap((list, run) => list.flatMap((r, i) => (isNotAFinding(r) ? [] : checkSarifResult(r, run, i)))),
+    ];
     if (errors.length > 0) throw new ReportInvalid(SARIF_INVALID, errors.slice(0, MAX_ERRORS));
     const { report, findingOf } = sarifRuns(outline as unknown as Sarif.Log, options);
-    const findings = results.flatMap((list, run) => list.flatMap((result) => (isNotAFinding(result) ? [] : (findingOf(run, result as Sarif.Result) ?? []))));
+    const findings = results.flatMap((list, run) =>
+      list.flatMap((result) => (isNotAFinding(result) ? [] : (findingOf(run, result as Sarif.Result) ?? []))),
+    );
     return { ...report, findings };
   },
 };

@@ -28,7 +28,9 @@ function depthGuard(): (token: TokenType, value: unknown) => void {
       case TokenType.LEFT_BRACE:
       case TokenType.LEFT_BRACKET:
         if (keys.length >= MAX_INPUT_DEPTH) {
-          throw invalid("The report is invalid", [{ path: jsonPointer(keys), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` }]);
+          throw invalid("The report is invalid", [
+            { path: jsonPointer(keys), message: `Must not be nested deeper than ${MAX_INPUT_DEPTH} levels` },
+          ]);
         }
         keys.push(token === TokenType.LEFT_BRACE ? "" : 0);
         break;

@@ -10,6 +10,8 @@ const MAX_ERRORS = 20;
 export function checkShape<T>(schema: z.ZodType<T>, document: unknown, what: string): T {
   const result = schema.safeParse(document);
   if (result.success) return result.data;
-  const errors = result.error.issues.slice(0, MAX_ERRORS).map((issue) => ({ path: jsonPointer(issue.path), message: issue.message }));
+  const errors = result.error.issues
+    .slice(0, MAX_ERRORS)
+    .map((issue) => ({ path: jsonPointer(issue.path), message: issue.message }));
   throw new ReportInvalid(`The report is not a valid ${what}`, errors);
 }

@@ -4,7 +4,16 @@ import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
-import { clip, cveOf, cvssScoreFor, cweOf, fingerprintOf, packageCoordinate, TEXT_MAX, titleOf } from "./finding-rules.ts";
+import {
+  clip,
+  cveOf,
+  cvssScoreFor,
+  cweOf,
+  fingerprintOf,
+  packageCoordinate,
+  TEXT_MAX,
+  titleOf,
+} from "./finding-rules.ts";
 import { fromPurl, packageLocation, type PackageRef } from "./package-ref.ts";
 import { checkShape } from "./shape-check.ts";
 import { isObject, type ReportParser } from "./report.ts";
@@ -41,12 +50,18 @@ type TrivyVulnerability = z.infer<typeof vulnerability>;
 /** The vendor's v3 score Trivy chose the severity from, else NVD's, else any. */
 function v3Score(v: TrivyVulnerability): number | null {
   const sources = v.CVSS ?? {};
-  const preferred = [v.SeveritySource, "nvd"].flatMap((s) => (s && sources[s]?.V3Score !== undefined ? [sources[s].V3Score!] : []));
+  const preferred = [v.SeveritySource, "nvd"].flatMap((s) =>
+    s && sources[s]?.V3Score !== undefined ? [sources[s].V3Score!] : [],
+  );
   return preferred[0] ?? Object.values(sources).find((s) => s.V3Score !== undefined)?.V3Score ?? null;
 }
 
 function findingOf(v: TrivyVulnerability, target: string): Finding {
-  const pkg: PackageRef = (v.PkgIdentifier?.PURL && fromPurl(v.PkgIdentifier.PURL)) || { name: v.PkgName, version: v.InstalledVersion ?? null, purl: null };
+  const pkg: PackageRef = (v.PkgIdentifier?.PURL && fromPurl(v.PkgIdentifier.PURL)) || {
+    name: v.PkgName,
+    version: v.InstalledVersion ?? null,
+    purl: null,
+  };
   // Trivy's own names win over a purl's spelling (`openssl` for `pkg:deb/debian/openssl`).
   const coordinate = packageCoordinate(v.PkgName, v.InstalledVersion);
   const severity: Severity = v.Severity === "UNKNOWN" ? "low" : (v.Severity.toLowerCase() as Severity);
@@ -61,7 +76,9 @@ function findingOf(v: TrivyVulnerability, target: string): Finding {
     cve: cveOf(aliases),
     cvssScore: cvssScoreFor(severity, v3Score(v)),
     introducedIn: coordinate,
-    remediation: v.FixedVersion ? `Upgrade ${v.PkgName} to ${v.FixedVersion}` : `No fixed version of ${v.PkgName} is known yet${v.PrimaryURL ? `; see ${v.PrimaryURL}` : ""}`,
+    remediation: v.FixedVersion
+      ? `Upgrade ${v.PkgName} to ${v.FixedVersion}`
+      : `No fixed version of ${v.PkgName} is known yet${v.PrimaryURL ? `; see ${v.PrimaryURL}` : ""}`,
     packageName: v.PkgName,
     packageVersion: v.InstalledVersion ?? null,
     location: packageLocation(pkg),
@@ -72,7 +89,8 @@ function findingOf(v: TrivyVulnerability, target: string): Finding {
 export const trivyReport: ReportParser = {
   format: "trivy",
 
-  detect: (document) => isObject(document) && document["SchemaVersion"] === 2 && ("Results" in document || "ArtifactName" in document),
+  detect: (document) =>
+    isObject(document) && document["SchemaVersion"] === 2 && ("Results" in document || "ArtifactName" in document),
 
   parse(document) {
     const report = checkShape(trivySchema, document, "Trivy JSON report (SchemaVersion 2)");

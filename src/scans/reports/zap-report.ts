@@ -56,7 +56,11 @@ function findingsOf(a: Alert, tool: string, site: string): Finding[] {
   const description = plainText(a.desc ?? name);
   const instances = a.instances?.length ? a.instances : [{ uri: site, param: "" } as z.infer<typeof instance>];
   return instances.map((i) => {
-    const details = [i.param && `Parameter: ${i.param}`, i.evidence && `Evidence: ${i.evidence}`, (i.otherinfo || a.otherinfo) && plainText(i.otherinfo || a.otherinfo!)].filter(Boolean);
+    const details = [
+      i.param && `Parameter: ${i.param}`,
+      i.evidence && `Evidence: ${i.evidence}`,
+      (i.otherinfo || a.otherinfo) && plainText(i.otherinfo || a.otherinfo!),
+    ].filter(Boolean);
     return {
       fingerprint: fingerprintOf("zap", tool, [a.pluginid, i.uri, i.param ?? ""]),
       title: titleOf(name),
@@ -77,7 +81,8 @@ function findingsOf(a: Alert, tool: string, site: string): Finding[] {
 export const zapReport: ReportParser = {
   format: "zap",
 
-  detect: (document) => isObject(document) && Array.isArray(document["site"]) && ("@version" in document || "@programName" in document),
+  detect: (document) =>
+    isObject(document) && Array.isArray(document["site"]) && ("@version" in document || "@programName" in document),
 
   parse(document) {
     const report = checkShape(zapSchema, document, "ZAP JSON report");

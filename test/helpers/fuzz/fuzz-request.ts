@@ -19,7 +19,8 @@ export interface RawFuzzRequest {
 
 export type FuzzRequest = HttpFuzzRequest | RawFuzzRequest;
 
-const printable = (text: string, max: number) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text);
+const printable = (text: string, max: number) =>
+  JSON.stringify(text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text);
 
 /** One line; `scale` lengthens what is shown of each part (the cause of a failure is shown whole). */
 export function describeRequest(request: FuzzRequest, scale = 1): string {
@@ -31,5 +32,8 @@ export function describeRequest(request: FuzzRequest, scale = 1): string {
 
 /** Makes fast-check print the one-line description instead of the object (and its Buffers). */
 export function withDescription<T extends FuzzRequest>(request: T): T {
-  return Object.defineProperty(request, fc.toStringMethod, { value: () => describeRequest(request), enumerable: false });
+  return Object.defineProperty(request, fc.toStringMethod, {
+    value: () => describeRequest(request),
+    enumerable: false,
+  });
 }

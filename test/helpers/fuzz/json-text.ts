@@ -24,7 +24,8 @@ function quote(s: string, form: SurrogateForm): string {
 
 export function jsonText(value: JsonValue, form: SurrogateForm = "escaped"): string {
   if (value instanceof RawJson) return value.text;
-  if (value instanceof JsonObject) return `{${value.entries.map(([k, v]) => `${quote(k, form)}:${jsonText(v, form)}`).join(",")}}`;
+  if (value instanceof JsonObject)
+    return `{${value.entries.map(([k, v]) => `${quote(k, form)}:${jsonText(v, form)}`).join(",")}}`;
   if (Array.isArray(value)) return `[${value.map((v) => jsonText(v, form)).join(",")}]`;
   if (typeof value === "string") return quote(value, form);
   return JSON.stringify(value) ?? "null";
@@ -53,5 +54,11 @@ export function wtf8(text: string): Buffer {
 
 /** Percent-encodes every byte outside the unreserved set, lone surrogates as their WTF-8 bytes. */
 export function percentEncode(text: string): string {
-  return [...wtf8(text)].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...wtf8(text)]
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }

@@ -4,7 +4,15 @@
 import fc from "fast-check";
 import { withDescription, type HttpFuzzRequest } from "./fuzz-request.ts";
 import { authorization, contentType, extraHeaders, hostileUrlPart, urlPart, type Credentials } from "./http-parts.ts";
-import { brokenCursor, deepJson, hostileId, hostileJson, hostileLimit, hostileString, NUMBER_LITERALS } from "./hostile-values.ts";
+import {
+  brokenCursor,
+  deepJson,
+  hostileId,
+  hostileJson,
+  hostileLimit,
+  hostileString,
+  NUMBER_LITERALS,
+} from "./hostile-values.ts";
 import { JsonObject, jsonText, RawJson, wtf8, type JsonValue } from "./json-text.ts";
 
 type Schema = Record<string, any>;
@@ -32,8 +40,12 @@ export function restOperations(doc: any): RestOperation[] {
     Object.entries(ops).map(([method, op]) => ({
       method: method.toUpperCase(),
       path,
-      queryParameters: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => ({ name: p.name, schema: resolve(p.schema) ?? {} })),
-      bodySchema: op.requestBody ? resolve((Object.values(op.requestBody.content ?? {})[0] as any)?.schema) ?? {} : undefined,
+      queryParameters: (op.parameters ?? [])
+        .filter((p: any) => p.in === "query")
+        .map((p: any) => ({ name: p.name, schema: resolve(p.schema) ?? {} })),
+      bodySchema: op.requestBody
+        ? (resolve((Object.values(op.requestBody.content ?? {})[0] as any)?.schema) ?? {})
+        : undefined,
     })),
   );
 }
@@ -54,11 +66,21 @@ function shapedBy(schema: Schema, depth: number): fc.Arbitrary<JsonValue> {
       switch (t) {
         case "string":
           return schema.format === "uri" || schema.format === "url"
-            ? fc.constantFrom("https://hooks.example.com/h", "http://example.com", "https://[::1]/x", "https://10.0.0.1/", "javascript:alert(1)", "https://a")
+            ? fc.constantFrom(
+                "https://hooks.example.com/h",
+                "http://example.com",
+                "https://[::1]/x",
+                "https://10.0.0.1/",
+                "javascript:alert(1)",
+                "https://a",
+              )
             : fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), hostileString);
         case "integer":
         case "number":
-          return fc.oneof(fc.integer({ min: -5, max: 600 }), fc.constantFrom(...NUMBER_LITERALS).map((n) => new RawJson(n)));
+          return fc.oneof(
+            fc.integer({ min: -5, max: 600 }),
+            fc.constantFrom(...NUMBER_LITERALS).map((n) => new RawJson(n)),
+          );
         case "boolean":
           return fc.boolean();
         case "null":
@@ -68,9 +90,22 @@ function shapedBy(schema: Schema, depth: number): fc.Arbitrary<JsonValue> {
         case "object": {
           if (depth > 4) return fc.constant(new JsonObject([]));
           const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
-          const present = properties.map(([name, s]) => fc.option(fromSchema(s, depth + 1).map((v) => [name, v] as const), { freq: 3, nil: undefined }));
-          const unknown = fc.option(fc.tuple(fc.oneof(hostileString, fc.constantFrom("__proto__", "constructor", "id", "createdAt")), hostileJson), { freq: 4, nil: undefined });
-          return fc.tuple(fc.tuple(...present), unknown).map(([entries, extra]) => new JsonObject([...entries, extra].filter((e) => e !== undefined)));
+          const present = properties.map(([name, s]) =>
+            fc.option(
+              fromSchema(s, depth + 1).map((v) => [name, v] as const),
+              { freq: 3, nil: undefined },
+            ),
+          );
+          const unknown = fc.option(
+            fc.tuple(
+              fc.oneof(hostileString, fc.constantFrom("__proto__", "constructor", "id", "createdAt")),
+              hostileJson,
+            ),
+            { freq: 4, nil: undefined },
+          );
+          return fc
+            .tuple(fc.tuple(...present), unknown)
+            .map(([entries, extra]) => new JsonObject([...entries, extra].filter((e) => e !== undefined)));
         }
         default:
           return hostileJson;
@@ -80,8 +115,31 @@ function shapedBy(schema: Schema, depth: number): fc.Arbitrary<JsonValue> {
 }
 
 const MALFORMED_BODIES = [
-  "", "{", "}", "[", "null", "true", "1", '"text"', "[]", "{}", '{"a":}', "{'a':1}", "\u0000", "\uFEFF{}", '{"name":"x",}', '{"a":1}{"b":2}',
-  '{"a":NaN}', '{"a":Infinity}', '{"a":01}', '{"a":.5}', '{"a":"\\x41"}', '{"a":"\\ud800"}', '{"\\udfff":1}', "/* c */{}", '{"a":1 // c\n}',
+  "",
+  "{",
+  "}",
+  "[",
+  "null",
+  "true",
+  "1",
+  '"text"',
+  "[]",
+  "{}",
+  '{"a":}',
+  "{'a':1}",
+  "\u0000",
+  "\uFEFF{}",
+  '{"name":"x",}',
+  '{"a":1}{"b":2}',
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":"\\x41"}',
+  '{"a":"\\ud800"}',
+  '{"\\udfff":1}',
+  "/* c */{}",
+  '{"a":1 // c\n}',
 ];
 
 /** The body: shaped by the schema, or any hostile JSON, or not JSON at all, or not UTF-8. */
@@ -90,14 +148,28 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<Buffer> {
   return fc.oneof(
     { weight: 6, arbitrary: json.map((v) => Buffer.from(jsonText(v, "escaped"), "utf8")) },
     { weight: 2, arbitrary: json.map((v) => wtf8(jsonText(v, "raw-bytes"))) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("name", "tags", "conditions", "events", "url"), deepJson).map(([field, deep]) => Buffer.from(`{"${field}":${deep.text}}`)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom("name", "tags", "conditions", "events", "url"), deepJson)
+        .map(([field, deep]) => Buffer.from(`{"${field}":${deep.text}}`)),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_BODIES).map((text) => Buffer.from(text, "utf8")) },
-    { weight: 1, arbitrary: fc.tuple(json, fc.nat()).map(([v, n]) => { const text = jsonText(v); return Buffer.from(text.slice(0, n % (text.length + 1))); }) },
-    { weight: 1, arbitrary: fc.tuple(json, fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.nat()).map(([v, bytes, n]) => {
-      const text = Buffer.from(jsonText(v));
-      const at = n % (text.length + 1);
-      return Buffer.concat([text.subarray(0, at), Buffer.from(bytes), text.subarray(at)]);
-    }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(json, fc.nat()).map(([v, n]) => {
+        const text = jsonText(v);
+        return Buffer.from(text.slice(0, n % (text.length + 1)));
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(json, fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.nat()).map(([v, bytes, n]) => {
+        const text = Buffer.from(jsonText(v));
+        const at = n % (text.length + 1);
+        return Buffer.concat([text.subarray(0, at), Buffer.from(bytes), text.subarray(at)]);
+      }),
+    },
   );
 }
 
@@ -109,16 +181,34 @@ function queryValue(param: { name: string; schema: Schema }, cursors: readonly s
   return urlPart(fc.oneof(...values));
 }
 
-const EXTRA_QUERY_NAMES = ["__proto__", "constructor[prototype][x]", "a[]", "limit[]", "cursor[0]", "%00", "", "=", "query", "filter"];
+const EXTRA_QUERY_NAMES = [
+  "__proto__",
+  "constructor[prototype][x]",
+  "a[]",
+  "limit[]",
+  "cursor[0]",
+  "%00",
+  "",
+  "=",
+  "query",
+  "filter",
+];
 
 function queryString(op: RestOperation, cursors: readonly string[]): fc.Arbitrary<string> {
-  const declared = op.queryParameters.map((p) => fc.tuple(fc.constant(encodeURIComponent(p.name)), queryValue(p, cursors)));
+  const declared = op.queryParameters.map((p) =>
+    fc.tuple(fc.constant(encodeURIComponent(p.name)), queryValue(p, cursors)),
+  );
   const pair = declared.length
-    ? fc.oneof({ weight: 4, arbitrary: fc.oneof(...declared) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...EXTRA_QUERY_NAMES), hostileUrlPart) })
+    ? fc.oneof(
+        { weight: 4, arbitrary: fc.oneof(...declared) },
+        { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...EXTRA_QUERY_NAMES), hostileUrlPart) },
+      )
     : fc.tuple(fc.constantFrom(...EXTRA_QUERY_NAMES), hostileUrlPart);
   return fc.oneof(
     fc.constant(""),
-    fc.tuple(fc.array(pair, { minLength: 1, maxLength: 4 }), fc.constantFrom("&", "&&", ";")).map(([pairs, separator]) => `?${pairs.map(([k, v]) => `${k}=${v}`).join(separator)}`),
+    fc
+      .tuple(fc.array(pair, { minLength: 1, maxLength: 4 }), fc.constantFrom("&", "&&", ";"))
+      .map(([pairs, separator]) => `?${pairs.map(([k, v]) => `${k}=${v}`).join(separator)}`),
     fc.constantFrom("?", "?&", "?=", "?limit", "?limit=1&limit=2", "?cursor=&cursor=", "?%", "?" + "a=1&".repeat(500)),
   );
 }
@@ -130,16 +220,39 @@ function pathFor(op: RestOperation, ids: Record<string, string>): fc.Arbitrary<s
     const param = /^\{(\w+)\}$/.exec(part)?.[1];
     if (!param) return fc.constant(part);
     const real = ids[param === "id" ? segment : param];
-    return real && op.method !== "DELETE" ? fc.oneof({ weight: 5, arbitrary: fc.constant(real) }, { weight: 2, arbitrary: urlPart(hostileId) }) : urlPart(hostileId);
+    return real && op.method !== "DELETE"
+      ? fc.oneof({ weight: 5, arbitrary: fc.constant(real) }, { weight: 2, arbitrary: urlPart(hostileId) })
+      : urlPart(hostileId);
   });
-  const suffix = fc.oneof({ weight: 12, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("/", "//", "/.", "/..", "/%2e%2e", ";x=1", "%00", "/x") });
+  const suffix = fc.oneof(
+    { weight: 12, arbitrary: fc.constant("") },
+    { weight: 1, arbitrary: fc.constantFrom("/", "//", "/.", "/..", "/%2e%2e", ";x=1", "%00", "/x") },
+  );
   return fc.tuple(fc.tuple(...parts), suffix).map(([pieces, end]) => pieces.join("") + end);
 }
 
-const ODD_METHODS = ["PATCH", "OPTIONS", "HEAD", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "PURGE", "REPORT", "MERGE"];
+const ODD_METHODS = [
+  "PATCH",
+  "OPTIONS",
+  "HEAD",
+  "PROPFIND",
+  "PROPPATCH",
+  "MKCOL",
+  "COPY",
+  "MOVE",
+  "LOCK",
+  "UNLOCK",
+  "SEARCH",
+  "PURGE",
+  "REPORT",
+  "MERGE",
+];
 
 function requestFor(op: RestOperation, fixtures: RestFixtures): fc.Arbitrary<HttpFuzzRequest> {
-  const method = fc.oneof({ weight: 10, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS, "GET", "POST", "PUT", "DELETE") });
+  const method = fc.oneof(
+    { weight: 10, arbitrary: fc.constant(op.method) },
+    { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS, "GET", "POST", "PUT", "DELETE") },
+  );
   return fc
     .record({
       method,
@@ -153,8 +266,18 @@ function requestFor(op: RestOperation, fixtures: RestFixtures): fc.Arbitrary<Htt
     })
     .map(({ method, path, query, auth, extra, type, body }) => {
       const sendsBody = body !== undefined && method !== "HEAD";
-      const headers: [string, string][] = [...auth, ...(sendsBody ? [["content-type", type] as [string, string]] : []), ...extra];
-      return withDescription({ kind: "rest" as const, method, path: path + query, headers, body: sendsBody ? body : undefined });
+      const headers: [string, string][] = [
+        ...auth,
+        ...(sendsBody ? [["content-type", type] as [string, string]] : []),
+        ...extra,
+      ];
+      return withDescription({
+        kind: "rest" as const,
+        method,
+        path: path + query,
+        headers,
+        body: sendsBody ? body : undefined,
+      });
     });
 }
 

@@ -30,9 +30,17 @@ export async function sendHttp(pool: Pool, request: HttpFuzzRequest): Promise<Ou
     });
     const body = await res.body.text();
     const type = res.headers["content-type"];
-    return { status: res.statusCode, contentType: Array.isArray(type) ? type.join(", ") : type, body, ms: performance.now() - started };
+    return {
+      status: res.statusCode,
+      contentType: Array.isArray(type) ? type.join(", ") : type,
+      body,
+      ms: performance.now() - started,
+    };
   } catch (err) {
-    return { error: `${(err as Error).name}: ${(err as Error).message} (${(err as { code?: string }).code ?? "no code"})`, ms: performance.now() - started };
+    return {
+      error: `${(err as Error).name}: ${(err as Error).message} (${(err as { code?: string }).code ?? "no code"})`,
+      ms: performance.now() - started,
+    };
   }
 }
 
@@ -68,7 +76,12 @@ export function sendRaw(port: number, request: RawFuzzRequest): Promise<Outcome>
       // still holds unread request bytes (a body the server refused to read) makes the kernel send
       // RST. The answer was given; only a reset before it counts.
       const missing = status === undefined ? (error ?? "connection closed without an answer") : undefined;
-      resolve({ status, error: missing, body: received.slice(received.indexOf(HEAD_END) + HEAD_END.length, 2000), ms: performance.now() - started });
+      resolve({
+        status,
+        error: missing,
+        body: received.slice(received.indexOf(HEAD_END) + HEAD_END.length, 2000),
+        ms: performance.now() - started,
+      });
     };
     const timer = setTimeout(() => settle(`no answer within ${GIVE_UP_MS} ms`), GIVE_UP_MS);
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -2,17 +2,35 @@
 import { AgentConfigError, parseAgentConfig } from "../../../src/agent/agent-config.ts";
 import { asReason } from "../../../src/agent/run-job.ts";
 
-const semgrep = { command: ["semgrep", "scan", "--sarif", "--output", "{report}", "{source}"], format: "sarif", timeoutSeconds: 900 };
+const semgrep = {
+  command: ["semgrep", "scan", "--sarif", "--output", "{report}", "{source}"],
+  format: "sarif",
+  timeoutSeconds: 900,
+};
 
 describe("the agent's configuration", () => {
   it("takes command and engine executors per scan type, with defaults for the rest", () => {
-    expect(parseAgentConfig({ executors: { sast: semgrep, dast: { engine: "baseline" } }, concurrency: 2 }, "agent.json")).toEqual({
-      executors: { sast: semgrep, dast: { engine: "baseline", maxPages: 100, maxDurationSeconds: 60, concurrency: 4, allowPrivateTargets: false, targetAllow: [] } },
+    expect(
+      parseAgentConfig({ executors: { sast: semgrep, dast: { engine: "baseline" } }, concurrency: 2 }, "agent.json"),
+    ).toEqual({
+      executors: {
+        sast: semgrep,
+        dast: {
+          engine: "baseline",
+          maxPages: 100,
+          maxDurationSeconds: 60,
+          concurrency: 4,
+          allowPrivateTargets: false,
+          targetAllow: [],
+        },
+      },
       concurrency: 2,
       leaseSeconds: 300,
       shutdownGraceSeconds: 30,
     });
-    expect(parseAgentConfig({ executors: { sca: { command: ["osv-scanner", "scan", "{source}"] } } }, "a").executors.sca).toEqual({
+    expect(
+      parseAgentConfig({ executors: { sca: { command: ["osv-scanner", "scan", "{source}"] } } }, "a").executors.sca,
+    ).toEqual({
       command: ["osv-scanner", "scan", "{source}"],
       timeoutSeconds: 1800,
     });

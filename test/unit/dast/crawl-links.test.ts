@@ -4,7 +4,13 @@ import { linksOf, robotsTxtEntries, sitemapLocations } from "../../../src/scans/
 import { readHtml } from "../../../src/scans/dast/html-facts.ts";
 import { ResponseHeaders, type ObservedResponse } from "../../../src/scans/dast/observed-response.ts";
 
-function response(url: string, body: string, type = "text/html", status = 200, headers: Record<string, string> = {}): ObservedResponse {
+function response(
+  url: string,
+  body: string,
+  type = "text/html",
+  status = 200,
+  headers: Record<string, string> = {},
+): ObservedResponse {
   return {
     url: new URL(url),
     method: "GET",
@@ -39,36 +45,51 @@ describe("linksOf", () => {
   });
 
   it("resolves against <base href>", () => {
-    expect(hrefs(response("https://app.example.com/x/y", `<base href="/docs/"><a href="guide">g</a>`))).toEqual(["https://app.example.com/docs/guide"]);
+    expect(hrefs(response("https://app.example.com/x/y", `<base href="/docs/"><a href="guide">g</a>`))).toEqual([
+      "https://app.example.com/docs/guide",
+    ]);
   });
 
   it("follows a redirect's Location", () => {
-    expect(hrefs(response("https://app.example.com/old", "", "text/plain", 301, { location: "/new" }))).toEqual(["https://app.example.com/new"]);
+    expect(hrefs(response("https://app.example.com/old", "", "text/plain", 301, { location: "/new" }))).toEqual([
+      "https://app.example.com/new",
+    ]);
   });
 
   it("reads robots.txt and sitemaps", () => {
-    expect(hrefs(response("https://app.example.com/robots.txt", "Disallow: /private\nSitemap: https://app.example.com/s.xml", "text/plain"))).toEqual([
-      "https://app.example.com/private",
-      "https://app.example.com/s.xml",
-    ]);
+    expect(
+      hrefs(
+        response(
+          "https://app.example.com/robots.txt",
+          "Disallow: /private\nSitemap: https://app.example.com/s.xml",
+          "text/plain",
+        ),
+      ),
+    ).toEqual(["https://app.example.com/private", "https://app.example.com/s.xml"]);
     const xml = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://app.example.com/p?a=1&amp;b=2</loc></url></urlset>`;
-    expect(hrefs(response("https://app.example.com/s.xml", xml, "application/xml"))).toEqual(["https://app.example.com/p?a=1&b=2"]);
+    expect(hrefs(response("https://app.example.com/s.xml", xml, "application/xml"))).toEqual([
+      "https://app.example.com/p?a=1&b=2",
+    ]);
   });
 });
 
 describe("robotsTxtEntries", () => {
   it("takes Allow and Disallow paths and Sitemap URLs, skipping patterns and comments", () => {
-    const text = "User-agent: *\nDisallow: /admin # staff\nallow:/public\nDisallow: /*.pdf$\nDisallow:\nSitemap: https://a.example/sitemap.xml\nCrawl-delay: 5\n";
+    const text =
+      "User-agent: *\nDisallow: /admin # staff\nallow:/public\nDisallow: /*.pdf$\nDisallow:\nSitemap: https://a.example/sitemap.xml\nCrawl-delay: 5\n";
     expect(robotsTxtEntries(text)).toEqual(["/admin", "/public", "https://a.example/sitemap.xml"]);
   });
 });
 
 describe("sitemapLocations", () => {
   it("reads a sitemap index's sitemaps and a sitemap's pages", () => {
-    expect(sitemapLocations(`<sitemapindex><sitemap><loc> https://a.example/one.xml </loc></sitemap></sitemapindex>`)).toEqual(["https://a.example/one.xml"]);
-    expect(sitemapLocations(`<urlset><url><loc>https://a.example/</loc><lastmod>2026-01-01</lastmod></url><url><loc>https://a.example/b</loc></url></urlset>`)).toEqual([
-      "https://a.example/",
-      "https://a.example/b",
-    ]);
+    expect(
+      sitemapLocations(`<sitemapindex><sitemap><loc> https://a.example/one.xml </loc></sitemap></sitemapindex>`),
+    ).toEqual(["https://a.example/one.xml"]);
+    expect(
+      sitemapLocations(
+        `<urlset><url><loc>https://a.example/</loc><lastmod>2026-01-01</lastmod></url><url><loc>https://a.example/b</loc></url></urlset>`,
+      ),
+    ).toEqual(["https://a.example/", "https://a.example/b"]);
   });
 });

@@ -37,7 +37,8 @@ function observed(spec: Spec): ObservedResponse {
   return response;
 }
 
-const page = (body: string, spec: Spec = {}) => observed({ ...spec, body: `<!doctype html><html><head></head><body>${body}</body></html>` });
+const page = (body: string, spec: Spec = {}) =>
+  observed({ ...spec, body: `<!doctype html><html><head></head><body>${body}</body></html>` });
 const http = "http://app.example.com/page";
 
 type Case = [string, Spec | ObservedResponse, RuleHit[]?];
@@ -46,17 +47,29 @@ const toResponse = (c: Spec | ObservedResponse) => ("method" in c ? c : observed
 const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = [
   {
     rule: headers.cspHeaderNotSet,
-    fires: [["an HTML page without CSP", {}, [{}]], ["an HTML error page without CSP", { status: 404 }, [{}]]],
+    fires: [
+      ["an HTML page without CSP", {}, [{}]],
+      ["an HTML error page without CSP", { status: 404 }, [{}]],
+    ],
     silent: [
       ["a Content-Security-Policy header", { headers: { "content-security-policy": "default-src 'self'" } }],
-      ["a CSP in a <meta http-equiv>", page(`<meta http-equiv="Content-Security-Policy" content="default-src 'self'">`)],
+      [
+        "a CSP in a <meta http-equiv>",
+        page(`<meta http-equiv="Content-Security-Policy" content="default-src 'self'">`),
+      ],
       ["a redirect", { status: 302, headers: { location: "/x" } }],
       ["JSON", { type: "application/json", body: "{}" }],
     ],
   },
   {
     rule: headers.antiClickjackingMissing,
-    fires: [["a page without X-Frame-Options or frame-ancestors", { headers: { "content-security-policy": "default-src 'self'" } }, [{ param: "x-frame-options" }]]],
+    fires: [
+      [
+        "a page without X-Frame-Options or frame-ancestors",
+        { headers: { "content-security-policy": "default-src 'self'" } },
+        [{ param: "x-frame-options" }],
+      ],
+    ],
     silent: [
       ["X-Frame-Options: DENY", { headers: { "x-frame-options": "DENY" } }],
       ["CSP frame-ancestors", { headers: { "content-security-policy": "default-src 'self'; frame-ancestors 'none'" } }],
@@ -68,11 +81,20 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: headers.xFrameOptionsMalformed,
-    fires: [["X-Frame-Options: ALLOW-FROM", { headers: { "x-frame-options": "ALLOW-FROM https://a.example" } }, [{ param: "x-frame-options", evidence: "ALLOW-FROM https://a.example" }]]],
+    fires: [
+      [
+        "X-Frame-Options: ALLOW-FROM",
+        { headers: { "x-frame-options": "ALLOW-FROM https://a.example" } },
+        [{ param: "x-frame-options", evidence: "ALLOW-FROM https://a.example" }],
+      ],
+    ],
     silent: [
       ["DENY", { headers: { "x-frame-options": "DENY" } }],
       ["sameorigin in lower case", { headers: { "x-frame-options": "sameorigin" } }],
-      ["a bad value beside CSP frame-ancestors", { headers: { "x-frame-options": "ALLOWALL", "content-security-policy": "frame-ancestors 'self'" } }],
+      [
+        "a bad value beside CSP frame-ancestors",
+        { headers: { "x-frame-options": "ALLOWALL", "content-security-policy": "frame-ancestors 'self'" } },
+      ],
       ["no header (10020-1's case)", {}],
     ],
   },
@@ -80,7 +102,11 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
     rule: headers.xContentTypeOptionsMissing,
     fires: [
       ["a script without it", { type: "text/javascript", body: "1" }, [{ param: "x-content-type-options" }]],
-      ["a value other than nosniff", { headers: { "x-content-type-options": "sniff" } }, [{ param: "x-content-type-options", evidence: "sniff" }]],
+      [
+        "a value other than nosniff",
+        { headers: { "x-content-type-options": "sniff" } },
+        [{ param: "x-content-type-options", evidence: "sniff" }],
+      ],
     ],
     silent: [
       ["nosniff", { headers: { "x-content-type-options": "nosniff" } }],
@@ -104,7 +130,13 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: headers.hstsDisabled,
-    fires: [["max-age=0", { headers: { "strict-transport-security": "max-age=0; includeSubDomains" } }, [{ evidence: "max-age=0; includeSubDomains" }]]],
+    fires: [
+      [
+        "max-age=0",
+        { headers: { "strict-transport-security": "max-age=0; includeSubDomains" } },
+        [{ evidence: "max-age=0; includeSubDomains" }],
+      ],
+    ],
     silent: [
       ["a year", { headers: { "strict-transport-security": "max-age=31536000" } }],
       ["max-age=0123 (123 seconds)", { headers: { "strict-transport-security": "max-age=0123" } }],
@@ -131,7 +163,13 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: cookies.cookieWithoutHttpOnly,
-    fires: [["one cookie of two without HttpOnly", { headers: { "set-cookie": ["a=1; HttpOnly", "b=2; Secure"] } }, [{ param: "b", evidence: "set-cookie: b" }]]],
+    fires: [
+      [
+        "one cookie of two without HttpOnly",
+        { headers: { "set-cookie": ["a=1; HttpOnly", "b=2; Secure"] } },
+        [{ param: "b", evidence: "set-cookie: b" }],
+      ],
+    ],
     silent: [
       ["HttpOnly in any case", { headers: { "set-cookie": "a=1; httponly" } }],
       ["a deletion by Max-Age=0", { headers: { "set-cookie": "a=; Max-Age=0" } }],
@@ -140,7 +178,13 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: cookies.cookieWithoutSecure,
-    fires: [["an https cookie without Secure", { headers: { "set-cookie": "a=1; HttpOnly" } }, [{ param: "a", evidence: "set-cookie: a" }]]],
+    fires: [
+      [
+        "an https cookie without Secure",
+        { headers: { "set-cookie": "a=1; HttpOnly" } },
+        [{ param: "a", evidence: "set-cookie: a" }],
+      ],
+    ],
     silent: [
       ["over http", { url: http, headers: { "set-cookie": "a=1" } }],
       ["Secure", { headers: { "set-cookie": "a=1; Secure" } }],
@@ -149,7 +193,13 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: cookies.cookieWithoutSameSite,
-    fires: [["no SameSite", { headers: { "set-cookie": "a=1; Secure; HttpOnly" } }, [{ param: "a", evidence: "set-cookie: a" }]]],
+    fires: [
+      [
+        "no SameSite",
+        { headers: { "set-cookie": "a=1; Secure; HttpOnly" } },
+        [{ param: "a", evidence: "set-cookie: a" }],
+      ],
+    ],
     silent: [
       ["Lax", { headers: { "set-cookie": "a=1; SameSite=Lax" } }],
       ["Strict", { headers: { "set-cookie": "a=1; samesite=strict" } }],
@@ -159,14 +209,28 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: cookies.cookieSameSiteNone,
-    fires: [["SameSite=None", { headers: { "set-cookie": "a=1; SameSite=None; Secure" } }, [{ param: "a", evidence: "set-cookie: a" }]]],
+    fires: [
+      [
+        "SameSite=None",
+        { headers: { "set-cookie": "a=1; SameSite=None; Secure" } },
+        [{ param: "a", evidence: "set-cookie: a" }],
+      ],
+    ],
     silent: [["SameSite=Lax", { headers: { "set-cookie": "a=1; SameSite=Lax" } }]],
   },
   {
     rule: cookies.cookieSameSiteInvalid,
     fires: [
-      ["an unknown value", { headers: { "set-cookie": "a=1; SameSite=Sometimes" } }, [{ param: "a", evidence: "set-cookie: a" }]],
-      ["the bare attribute", { headers: { "set-cookie": "b=1; SameSite" } }, [{ param: "b", evidence: "set-cookie: b" }]],
+      [
+        "an unknown value",
+        { headers: { "set-cookie": "a=1; SameSite=Sometimes" } },
+        [{ param: "a", evidence: "set-cookie: a" }],
+      ],
+      [
+        "the bare attribute",
+        { headers: { "set-cookie": "b=1; SameSite" } },
+        [{ param: "b", evidence: "set-cookie: b" }],
+      ],
     ],
     silent: [
       ["Strict", { headers: { "set-cookie": "a=1; SameSite=Strict" } }],
@@ -175,41 +239,93 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   },
   {
     rule: disclosure.serverVersionLeak,
-    fires: [["a version in Server", { headers: { server: "Apache/2.4.1 (Unix)" } }, [{ evidence: "Apache/2.4.1 (Unix)" }]]],
-    silent: [["a product without a version", { headers: { server: "nginx" } }], ["no Server header", {}]],
+    fires: [
+      ["a version in Server", { headers: { server: "Apache/2.4.1 (Unix)" } }, [{ evidence: "Apache/2.4.1 (Unix)" }]],
+    ],
+    silent: [
+      ["a product without a version", { headers: { server: "nginx" } }],
+      ["no Server header", {}],
+    ],
   },
   {
     rule: disclosure.xPoweredByLeak,
-    fires: [["X-Powered-By", { headers: { "x-powered-by": ["PHP/8.2.1", "ASP.NET"] } }, [{ evidence: "x-powered-by: PHP/8.2.1", otherInfo: "Other X-Powered-By values: ASP.NET" }]]],
+    fires: [
+      [
+        "X-Powered-By",
+        { headers: { "x-powered-by": ["PHP/8.2.1", "ASP.NET"] } },
+        [{ evidence: "x-powered-by: PHP/8.2.1", otherInfo: "Other X-Powered-By values: ASP.NET" }],
+      ],
+    ],
     silent: [["no X-Powered-By", {}]],
   },
   {
     rule: crossDomain.crossDomainMisconfiguration,
     fires: [
-      ["Access-Control-Allow-Origin: *", { headers: { "access-control-allow-origin": "*" } }, [{ evidence: "access-control-allow-origin: *" }]],
+      [
+        "Access-Control-Allow-Origin: *",
+        { headers: { "access-control-allow-origin": "*" } },
+        [{ evidence: "access-control-allow-origin: *" }],
+      ],
       [
         "the request's Origin echoed with credentials",
-        { requestHeaders: { origin: "https://probe.invalid" }, headers: { "access-control-allow-origin": "https://probe.invalid", "access-control-allow-credentials": "true" } },
-        [{ evidence: "access-control-allow-origin: https://probe.invalid", otherInfo: "The server echoed the foreign Origin the scan sent and allows credentials." }],
+        {
+          requestHeaders: { origin: "https://probe.invalid" },
+          headers: {
+            "access-control-allow-origin": "https://probe.invalid",
+            "access-control-allow-credentials": "true",
+          },
+        },
+        [
+          {
+            evidence: "access-control-allow-origin: https://probe.invalid",
+            otherInfo: "The server echoed the foreign Origin the scan sent and allows credentials.",
+          },
+        ],
       ],
     ],
     silent: [
-      ["an echoed Origin without credentials", { requestHeaders: { origin: "https://probe.invalid" }, headers: { "access-control-allow-origin": "https://probe.invalid" } }],
-      ["one trusted origin with credentials", { requestHeaders: { origin: "https://probe.invalid" }, headers: { "access-control-allow-origin": "https://app.example.com", "access-control-allow-credentials": "true" } }],
+      [
+        "an echoed Origin without credentials",
+        {
+          requestHeaders: { origin: "https://probe.invalid" },
+          headers: { "access-control-allow-origin": "https://probe.invalid" },
+        },
+      ],
+      [
+        "one trusted origin with credentials",
+        {
+          requestHeaders: { origin: "https://probe.invalid" },
+          headers: {
+            "access-control-allow-origin": "https://app.example.com",
+            "access-control-allow-credentials": "true",
+          },
+        },
+      ],
       ["no CORS headers", {}],
     ],
   },
   {
     rule: crossDomain.crossDomainScriptInclusion,
     fires: [
-      ["a script from another host", page(`<script src="https://cdn.example.net/a.js"></script>`), [{ param: "https://cdn.example.net/a.js", evidence: `<script src="https://cdn.example.net/a.js">` }]],
-      ["a protocol-relative one", page(`<script src="//cdn.example.net/b.js" integrity=" "></script>`), [{ param: "//cdn.example.net/b.js", evidence: `<script src="//cdn.example.net/b.js" integrity=" ">` }]],
+      [
+        "a script from another host",
+        page(`<script src="https://cdn.example.net/a.js"></script>`),
+        [{ param: "https://cdn.example.net/a.js", evidence: `<script src="https://cdn.example.net/a.js">` }],
+      ],
+      [
+        "a protocol-relative one",
+        page(`<script src="//cdn.example.net/b.js" integrity=" "></script>`),
+        [{ param: "//cdn.example.net/b.js", evidence: `<script src="//cdn.example.net/b.js" integrity=" ">` }],
+      ],
     ],
     silent: [
       ["the same host, absolute", page(`<script src="https://app.example.com/a.js"></script>`)],
       ["a relative path", page(`<script src="js/a.js"></script><script src="/b.js"></script>`)],
       ["a pinned script", page(`<script src="https://cdn.example.net/a.js" integrity="sha384-abc"></script>`)],
-      ["an inline script mentioning a src", page(`<script>var s = '<script src="https://evil.example/x.js">';</script>`)],
+      [
+        "an inline script mentioning a src",
+        page(`<script>var s = '<script src="https://evil.example/x.js">';</script>`),
+      ],
     ],
   },
   {
@@ -218,23 +334,44 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
       [
         "an https page with an http image and form",
         page(`<img src="http://img.example.com/a.png"><form action="HTTP://app.example.com/post"></form>`),
-        [{ evidence: "http://img.example.com/a.png", otherInfo: "tag=img src=http://img.example.com/a.png\ntag=form action=HTTP://app.example.com/post" }],
+        [
+          {
+            evidence: "http://img.example.com/a.png",
+            otherInfo: "tag=img src=http://img.example.com/a.png\ntag=form action=HTTP://app.example.com/post",
+          },
+        ],
       ],
     ],
     silent: [
       ["an http page", page(`<img src="http://img.example.com/a.png">`, { url: http })],
-      ["https resources", page(`<img src="https://img.example.com/a.png"><a href="http://other.example.com/">a link is not loaded</a>`)],
+      [
+        "https resources",
+        page(`<img src="https://img.example.com/a.png"><a href="http://other.example.com/">a link is not loaded</a>`),
+      ],
       ["an http script (the scripts variant's case)", page(`<script src="http://cdn.example.com/a.js"></script>`)],
     ],
   },
   {
     rule: crossDomain.mixedContentWithScripts,
-    fires: [["an http script", page(`<script src="http://cdn.example.com/a.js"></script>`), [{ evidence: "http://cdn.example.com/a.js", otherInfo: "tag=script src=http://cdn.example.com/a.js" }]]],
+    fires: [
+      [
+        "an http script",
+        page(`<script src="http://cdn.example.com/a.js"></script>`),
+        [{ evidence: "http://cdn.example.com/a.js", otherInfo: "tag=script src=http://cdn.example.com/a.js" }],
+      ],
+    ],
     silent: [["an http image only", page(`<img src="http://img.example.com/a.png">`)]],
   },
   {
     rule: disclosure.debugErrorMessages,
-    fires: [["a PHP warning", page(`<b>PHP Warning</b>: include(x.php): failed`), [{ evidence: "PHP Warning" }]], ["a Python traceback in text", { type: "text/plain", body: "traceback (most recent call last):" }, [{ evidence: "traceback (most recent call last)" }]]],
+    fires: [
+      ["a PHP warning", page(`<b>PHP Warning</b>: include(x.php): failed`), [{ evidence: "PHP Warning" }]],
+      [
+        "a Python traceback in text",
+        { type: "text/plain", body: "traceback (most recent call last):" },
+        [{ evidence: "traceback (most recent call last)" }],
+      ],
+    ],
     silent: [
       ["a script that contains the text", { type: "application/javascript", body: "log('PHP Warning')" }],
       ["an ordinary page", page("<p>All is well</p>")],
@@ -244,8 +381,26 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
   {
     rule: disclosure.directoryBrowsing,
     fires: [
-      ["Apache's listing", page("<title>Index of /backup</title>"), [{ evidence: "<title>Index of /backup</title>", otherInfo: "The listing looks like that of Apache httpd or nginx (autoindex)." }]],
-      ["IIS's listing", page(`<pre><A HREF="/">[To Parent Directory]</A><br><br>`), [{ evidence: `<pre><A HREF="/">[To Parent Directory]</A>`, otherInfo: "The listing looks like that of Microsoft IIS." }]],
+      [
+        "Apache's listing",
+        page("<title>Index of /backup</title>"),
+        [
+          {
+            evidence: "<title>Index of /backup</title>",
+            otherInfo: "The listing looks like that of Apache httpd or nginx (autoindex).",
+          },
+        ],
+      ],
+      [
+        "IIS's listing",
+        page(`<pre><A HREF="/">[To Parent Directory]</A><br><br>`),
+        [
+          {
+            evidence: `<pre><A HREF="/">[To Parent Directory]</A>`,
+            otherInfo: "The listing looks like that of Microsoft IIS.",
+          },
+        ],
+      ],
     ],
     silent: [["a page about indexes", page("<title>Index of products</title><p>Index of /docs</p>")]],
   },
@@ -255,7 +410,12 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
       [
         "a POST form without a token",
         page(`<form method="post" action="/save"><input name="email"><input id="name"></form>`),
-        [{ evidence: `<form method="post" action="/save">`, otherInfo: `No known anti-CSRF token was found in form 1 (fields: "email" "name").` }],
+        [
+          {
+            evidence: `<form method="post" action="/save">`,
+            otherInfo: `No known anti-CSRF token was found in form 1 (fields: "email" "name").`,
+          },
+        ],
       ],
     ],
     silent: [
@@ -263,14 +423,25 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
       ["an unknown method (submitted as GET)", page(`<form method="put"><input name="q"></form>`)],
       ["a dialog form", page(`<form method="dialog"><button>Close</button></form>`)],
       ["Django's token", page(`<form method="POST"><input type="hidden" name="csrfmiddlewaretoken" value="x"></form>`)],
-      ["a token found by its id, in another case", page(`<form method="post"><input type="hidden" id="CSRF_TOKEN" value="x"></form>`)],
+      [
+        "a token found by its id, in another case",
+        page(`<form method="post"><input type="hidden" id="CSRF_TOKEN" value="x"></form>`),
+      ],
     ],
   },
   {
     rule: forms.weakAuthenticationMethod,
     fires: [
-      ["Basic over http", { url: http, status: 401, headers: { "www-authenticate": 'Basic realm="admin"' } }, [{ evidence: 'www-authenticate: Basic realm="admin"' }]],
-      ["Digest over http", { url: http, status: 401, headers: { "www-authenticate": 'Digest realm="x", nonce="y"' } }, [{ evidence: 'www-authenticate: Digest realm="x", nonce="y"' }]],
+      [
+        "Basic over http",
+        { url: http, status: 401, headers: { "www-authenticate": 'Basic realm="admin"' } },
+        [{ evidence: 'www-authenticate: Basic realm="admin"' }],
+      ],
+      [
+        "Digest over http",
+        { url: http, status: 401, headers: { "www-authenticate": 'Digest realm="x", nonce="y"' } },
+        [{ evidence: 'www-authenticate: Digest realm="x", nonce="y"' }],
+      ],
     ],
     silent: [
       ["Basic over https", { status: 401, headers: { "www-authenticate": 'Basic realm="admin"' } }],
@@ -285,10 +456,17 @@ const RULE_CASES: Array<{ rule: PassiveRule; fires: Case[]; silent: Case[] }> = 
         page("<p>db at 10.0.0.12, cache 192.168.1.20:6379, also 10.0.0.12 and ip-172-16-5-4.ec2.internal</p>"),
         [{ evidence: "10.0.0.12", otherInfo: "10.0.0.12\n192.168.1.20:6379\nip-172-16-5-4" }],
       ],
-      ["in JSON", { type: "application/json", body: '{"upstream":"172.31.255.1"}' }, [{ evidence: "172.31.255.1", otherInfo: "172.31.255.1" }]],
+      [
+        "in JSON",
+        { type: "application/json", body: '{"upstream":"172.31.255.1"}' },
+        [{ evidence: "172.31.255.1", otherInfo: "172.31.255.1" }],
+      ],
     ],
     silent: [
-      ["public and documentation addresses, versions and out-of-range octets", page("<p>8.8.8.8 172.32.0.1 203.0.113.5 v10.0.0.1.2 1.10.0.0.1 10.0.0.256</p>")],
+      [
+        "public and documentation addresses, versions and out-of-range octets",
+        page("<p>8.8.8.8 172.32.0.1 203.0.113.5 v10.0.0.1.2 1.10.0.0.1 10.0.0.256</p>"),
+      ],
       ["the scanned host's own address", page("<p>You reached 10.1.2.3</p>", { url: "http://10.1.2.3/" })],
       ["an image", { type: "image/png", body: "10.0.0.1" }],
     ],
@@ -312,7 +490,11 @@ describe("the rules table", () => {
 
   it("covers every rule CONTRACT §12 lists", () => {
     const ids = new Set(PASSIVE_RULES.map((r) => r.pluginId));
-    for (const id of [10038, 10020, 10021, 10035, 10010, 10011, 10054, 10036, 10037, 10098, 10017, 10040, 10023, 10033, 10202, 10105, 2, 10063]) expect(ids).toContain(id);
+    for (const id of [
+      10038, 10020, 10021, 10035, 10010, 10011, 10054, 10036, 10037, 10098, 10017, 10040, 10023, 10033, 10202, 10105, 2,
+      10063,
+    ])
+      expect(ids).toContain(id);
   });
 
   it("is the README's rules table, row for row", () => {
@@ -321,7 +503,14 @@ describe("the rules table", () => {
     const rows = readme
       .split("\n")
       .filter((line) => /^\| \d+ \| `?\d+(-\d+)?`? \|/.test(line))
-      .map((line) => line.split("|").slice(1, 6).map((cell) => cell.trim().replace(/`/g, "")));
-    expect(rows).toEqual(PASSIVE_RULES.map((r) => [String(r.pluginId), r.alertRef, r.name, RISK[r.risk], `CWE-${r.cweId}`]));
+      .map((line) =>
+        line
+          .split("|")
+          .slice(1, 6)
+          .map((cell) => cell.trim().replace(/`/g, "")),
+      );
+    expect(rows).toEqual(
+      PASSIVE_RULES.map((r) => [String(r.pluginId), r.alertRef, r.name, RISK[r.risk], `CWE-${r.cweId}`]),
+    );
   });
 });

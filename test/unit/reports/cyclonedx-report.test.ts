@@ -26,7 +26,9 @@ function library(name: string, version: string, purl: string, extra: Json = {}):
 
 const TEMPLATE_KIT = library("template-kit", "4.1.0", "pkg:npm/template-kit@4.1.0");
 const HTTP_KIT = library("http-kit", "2.3.1", "pkg:npm/%40acme/http-kit@2.3.1", { group: "@acme" });
-const LOG_CORE = library("log-core", "2.14.1", "pkg:maven/org.example.logging/log-core@2.14.1", { group: "org.example.logging" });
+const LOG_CORE = library("log-core", "2.14.1", "pkg:maven/org.example.logging/log-core@2.14.1", {
+  group: "org.example.logging",
+});
 
 /** A vulnerability shaped as a scanner writes one: id, source, an alias, two ratings, CWEs, texts, affects, analysis. */
 function vulnerability(overrides: Json = {}): Json {
@@ -34,14 +36,26 @@ function vulnerability(overrides: Json = {}): Json {
     "bom-ref": `vuln-${randomUUID()}`,
     id: "CVE-2024-31001",
     source: { name: NVD.name, url: "https://nvd.nist.gov/vuln/detail/CVE-2024-31001" },
-    references: [{ id: "GHSA-7wq3-9cxp-2m4f", source: { name: GHSA.name, url: "https://github.com/advisories/GHSA-7wq3-9cxp-2m4f" } }],
+    references: [
+      {
+        id: "GHSA-7wq3-9cxp-2m4f",
+        source: { name: GHSA.name, url: "https://github.com/advisories/GHSA-7wq3-9cxp-2m4f" },
+      },
+    ],
     ratings: [
-      { source: NVD, score: 7.2, severity: "high", method: "CVSSv31", vector: "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H" },
+      {
+        source: NVD,
+        score: 7.2,
+        severity: "high",
+        method: "CVSSv31",
+        vector: "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H",
+      },
       { source: GHSA, severity: "medium", method: "other" },
     ],
     cwes: [94, 77],
     description: "Template compilation allows code injection.",
-    detail: "template-kit compiles user-supplied templates with the Function constructor, so a crafted variable name runs arbitrary code.",
+    detail:
+      "template-kit compiles user-supplied templates with the Function constructor, so a crafted variable name runs arbitrary code.",
     recommendation: "Upgrade template-kit to 4.1.2 or later.",
     affects: [{ ref: TEMPLATE_KIT["bom-ref"] }],
     analysis: { state: "exploitable" },
@@ -58,7 +72,12 @@ interface BomParts {
 }
 
 const APP_SUBJECT: Json = { "bom-ref": "root-app", type: "application", name: "payments-api", version: "3.2.0" };
-const IMAGE_SUBJECT: Json = { "bom-ref": "root-image", type: "container", name: "registry.example.com/payments-api", version: "sha256:4f1c0b9e" };
+const IMAGE_SUBJECT: Json = {
+  "bom-ref": "root-image",
+  type: "container",
+  name: "registry.example.com/payments-api",
+  version: "sha256:4f1c0b9e",
+};
 
 /** A CycloneDX 1.4 BOM: metadata.tools is an array of tools. */
 function bom14(parts: BomParts = {}): Json {
@@ -101,7 +120,6 @@ const only = (report: ParsedReport): Finding => onlyFinding(report.findings);
 const invalidErrorsOf = (document: unknown) => invalidErrors(parse, document);
 const pathsOf = (document: unknown) => invalidPaths(parse, document);
 
-
 // ---- tests ----------------------------------------------------------------------------------
 
 describe("cyclonedxReport.detect", () => {
@@ -111,10 +129,23 @@ describe("cyclonedxReport.detect", () => {
   });
 
   it.each<[string, unknown]>([
-    ["a Trivy JSON report", { SchemaVersion: 2, ArtifactName: "alpine:3.19", ArtifactType: "container_image", Results: [] }],
-    ["a Grype JSON report", { matches: [], source: { type: "image", target: { userInput: "alpine:3.19" } }, descriptor: { name: "grype", version: "0.74.0" } }],
+    [
+      "a Trivy JSON report",
+      { SchemaVersion: 2, ArtifactName: "alpine:3.19", ArtifactType: "container_image", Results: [] },
+    ],
+    [
+      "a Grype JSON report",
+      {
+        matches: [],
+        source: { type: "image", target: { userInput: "alpine:3.19" } },
+        descriptor: { name: "grype", version: "0.74.0" },
+      },
+    ],
     ["a SARIF log", { $schema: "https://json.schemastore.org/sarif-2.1.0.json", version: "2.1.0", runs: [] }],
-    ["a ZAP report", { "@programName": "ZAP", "@version": "2.14.0", "@generated": "Thu, 2 May 2024 10:15:00", site: [] }],
+    [
+      "a ZAP report",
+      { "@programName": "ZAP", "@version": "2.14.0", "@generated": "Thu, 2 May 2024 10:15:00", site: [] },
+    ],
     ["an SPDX document", { spdxVersion: "SPDX-2.3", SPDXID: "SPDXRef-DOCUMENT", packages: [] }],
     ["null", null],
     ["an array of BOMs", [{ bomFormat: "CycloneDX", specVersion: "1.4" }]],
@@ -169,8 +200,18 @@ describe("cyclonedxReport.parse — a 1.6 BOM of a container image", () => {
     vulnerability({ id: "CVE-2024-31001", affects: [{ ref: TEMPLATE_KIT["bom-ref"] }] }),
     vulnerability({
       id: "GHSA-4r6h-8v6p-xvw6",
-      references: [{ id: "CVE-2023-45857", source: { name: NVD.name, url: "https://nvd.nist.gov/vuln/detail/CVE-2023-45857" } }],
-      ratings: [{ source: GHSA, score: 6.5, severity: "medium", method: "CVSSv31", vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:N/A:N" }],
+      references: [
+        { id: "CVE-2023-45857", source: { name: NVD.name, url: "https://nvd.nist.gov/vuln/detail/CVE-2023-45857" } },
+      ],
+      ratings: [
+        {
+          source: GHSA,
+          score: 6.5,
+          severity: "medium",
+          method: "CVSSv31",
+          vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:N/A:N",
+        },
+      ],
       cwes: [352],
       description: "Cross-site request forgery token is sent to any host.",
       detail: undefined,
@@ -182,7 +223,15 @@ describe("cyclonedxReport.parse — a 1.6 BOM of a container image", () => {
     vulnerability({
       id: "CVE-2021-44999",
       references: [],
-      ratings: [{ source: NVD, score: 10, severity: "critical", method: "CVSSv31", vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H" }],
+      ratings: [
+        {
+          source: NVD,
+          score: 10,
+          severity: "critical",
+          method: "CVSSv31",
+          vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H",
+        },
+      ],
       cwes: [917, 502, 20],
       detail: "Lookup strings in logged messages are evaluated.",
       recommendation: "Upgrade log-core to 2.17.1.",
@@ -203,7 +252,13 @@ describe("cyclonedxReport.parse — a 1.6 BOM of a container image", () => {
     expect(report.findings).toHaveLength(3);
     const [first, second, third] = report.findings as [Finding, Finding, Finding];
 
-    expect(first).toMatchObject({ severity: "high", cvssScore: 7.2, cwe: "CWE-77", cve: "CVE-2024-31001", packageName: "template-kit" });
+    expect(first).toMatchObject({
+      severity: "high",
+      cvssScore: 7.2,
+      cwe: "CWE-77",
+      cve: "CVE-2024-31001",
+      packageName: "template-kit",
+    });
 
     expect(second.title).toContain("GHSA-4r6h-8v6p-xvw6");
     expect(second.title).toContain("@acme/http-kit@2.3.1");
@@ -237,7 +292,9 @@ describe("cyclonedxReport.parse — a 1.6 BOM of a container image", () => {
   });
 
   it("prefers the tool each vulnerability names (1.5+) over the BOM's tools", () => {
-    const named = vulnerability({ tools: { components: [{ type: "application", name: "vuln-matcher", version: "1.8.0" }] } });
+    const named = vulnerability({
+      tools: { components: [{ type: "application", name: "vuln-matcher", version: "1.8.0" }] },
+    });
     const parsed = parse(bom16({ vulnerabilities: [named] }));
     expect(parsed.tool).toBe("vuln-matcher");
     expect(parsed.toolVersion).toBe("1.8.0");
@@ -257,17 +314,37 @@ describe("cyclonedxReport.parse — severity and score", () => {
     parse(bom14({ vulnerabilities: [vulnerability({ ratings, ...extra })] })).findings;
 
   it.each<[string, unknown[] | undefined, keyof typeof BAND_FLOOR, number]>([
-    ["critical with a CVSS 3.1 score", [{ source: NVD, score: 9.8, severity: "critical", method: "CVSSv31" }], "critical", 9.8],
+    [
+      "critical with a CVSS 3.1 score",
+      [{ source: NVD, score: 9.8, severity: "critical", method: "CVSSv31" }],
+      "critical",
+      9.8,
+    ],
     ["a CVSS 3.0 score", [{ source: NVD, score: 8.1, severity: "high", method: "CVSSv3" }], "high", 8.1],
     ["a score alone, by its CVSS band", [{ source: NVD, score: 5.3, method: "CVSSv31" }], "medium", 5.3],
-    ["a score rounded to one decimal", [{ source: NVD, score: 8.14, severity: "high", method: "CVSSv31" }], "high", 8.1],
+    [
+      "a score rounded to one decimal",
+      [{ source: NVD, score: 8.14, severity: "high", method: "CVSSv31" }],
+      "high",
+      8.1,
+    ],
     ["low, no score", [{ severity: "low", method: "other" }], "low", BAND_FLOOR.low],
     ["medium, no score", [{ severity: "medium", method: "other" }], "medium", BAND_FLOOR.medium],
     ["high from OWASP, no CVSS", [{ severity: "high", method: "OWASP", score: 7.9 }], "high", BAND_FLOOR.high],
     ["critical, no score", [{ severity: "critical", method: "other" }], "critical", BAND_FLOOR.critical],
     ["unknown → low", [{ severity: "unknown" }], "low", BAND_FLOOR.low],
-    ["the highest of several", [{ severity: "low", method: "other" }, { severity: "critical", method: "other" }, { severity: "medium" }], "critical", BAND_FLOOR.critical],
-    ["a CVSS v2 score is not a v3 score", [{ source: NVD, score: 10, severity: "high", method: "CVSSv2" }], "high", BAND_FLOOR.high],
+    [
+      "the highest of several",
+      [{ severity: "low", method: "other" }, { severity: "critical", method: "other" }, { severity: "medium" }],
+      "critical",
+      BAND_FLOOR.critical,
+    ],
+    [
+      "a CVSS v2 score is not a v3 score",
+      [{ source: NVD, score: 10, severity: "high", method: "CVSSv2" }],
+      "high",
+      BAND_FLOOR.high,
+    ],
     ["no ratings at all → low", undefined, "low", BAND_FLOOR.low],
   ])("%s", (_what, ratings, severity, score) => {
     const [finding] = rated(ratings);
@@ -310,7 +387,13 @@ describe("cyclonedxReport.parse — severity and score", () => {
   });
 
   it("does not let an info rating lower a real one", () => {
-    const [finding] = rated([{ severity: "info", method: "other" }, { severity: "medium", method: "other" }], { id: "GHSA-c2qf-rxjj-qqgw", references: [] });
+    const [finding] = rated(
+      [
+        { severity: "info", method: "other" },
+        { severity: "medium", method: "other" },
+      ],
+      { id: "GHSA-c2qf-rxjj-qqgw", references: [] },
+    );
     expect(finding?.severity).toBe("medium");
   });
 });
@@ -371,7 +454,9 @@ describe("cyclonedxReport.parse — CWE, CVE, texts", () => {
 
   it("clips a very long title", () => {
     const long = library("n".repeat(1_000), "1.0.0", "pkg:npm/long-name@1.0.0");
-    const finding = only(parse(bom14({ components: [long], vulnerabilities: [vulnerability({ affects: [{ ref: long["bom-ref"] }] })] })));
+    const finding = only(
+      parse(bom14({ components: [long], vulnerabilities: [vulnerability({ affects: [{ ref: long["bom-ref"] }] })] })),
+    );
     expect(finding.title.length).toBeLessThanOrEqual(300);
     expect(finding.title).toContain("CVE-2024-31001");
   });
@@ -381,18 +466,37 @@ describe("cyclonedxReport.parse — VEX analysis (CONTRACT §13)", () => {
   it.each(["not_affected", "false_positive", "exploitable", "in_triage", "resolved", "resolved_with_pedigree"])(
     "keeps a vulnerability whose analysis state is %s, with its analysis",
     (state) => {
-      const analysis = { state, justification: "code_not_reachable", response: ["will_not_fix", "update"], detail: "The parser is never given input" };
-      const vulnerabilities = [vulnerability({ id: "CVE-2024-31001", analysis }), vulnerability({ id: "CVE-2024-31002", analysis: undefined })];
+      const analysis = {
+        state,
+        justification: "code_not_reachable",
+        response: ["will_not_fix", "update"],
+        detail: "The parser is never given input",
+      };
+      const vulnerabilities = [
+        vulnerability({ id: "CVE-2024-31001", analysis }),
+        vulnerability({ id: "CVE-2024-31002", analysis: undefined }),
+      ];
       const findings = parse(bom16({ vulnerabilities: JSON.parse(JSON.stringify(vulnerabilities)) })).findings;
       expect(findings.map((f) => [f.cve, f.analysis])).toEqual([
-        ["CVE-2024-31001", { state, justification: "code_not_reachable", response: ["will_not_fix", "update"], detail: "The parser is never given input" }],
+        [
+          "CVE-2024-31001",
+          {
+            state,
+            justification: "code_not_reachable",
+            response: ["will_not_fix", "update"],
+            detail: "The parser is never given input",
+          },
+        ],
         ["CVE-2024-31002", null],
       ]);
     },
   );
 
   it("gives the vulnerability's id and its references' ids as the finding's aliases, canonical", () => {
-    const v = vulnerability({ id: "GHSA-JFH8-C2JP-5V3Q", references: [{ id: "cve-2021-44228", source: { name: "NVD" } }] });
+    const v = vulnerability({
+      id: "GHSA-JFH8-C2JP-5V3Q",
+      references: [{ id: "cve-2021-44228", source: { name: "NVD" } }],
+    });
     const [finding] = parse(bom16({ vulnerabilities: [v] })).findings;
     expect(finding!.aliases).toEqual(["GHSA-jfh8-c2jp-5v3q", "CVE-2021-44228"]);
     expect(finding!.cve).toBe("CVE-2021-44228");
@@ -424,7 +528,11 @@ describe("cyclonedxReport.parse — affected components", () => {
   });
 
   it("names an operating-system package by its own name, not its distribution's namespace", () => {
-    const libssl = library("libssl3", "3.0.11-1~deb12u2", "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12.4");
+    const libssl = library(
+      "libssl3",
+      "3.0.11-1~deb12u2",
+      "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12.4",
+    );
     const busybox = "pkg:apk/alpine/busybox@1.36.1-r15?arch=x86_64&distro=3.19.1";
     const vulnerabilities = [vulnerability({ affects: [{ ref: libssl["bom-ref"] }, { ref: busybox }] })];
     const findings = parse(bom16({ components: [libssl], vulnerabilities })).findings;
@@ -435,11 +543,19 @@ describe("cyclonedxReport.parse — affected components", () => {
   });
 
   it("finds nested components, and names one without a purl by group, name and version", () => {
-    const deep: Json = { "bom-ref": "deep-ref-7", type: "library", group: "org.example", name: "xml-reader", version: "1.0.3" };
+    const deep: Json = {
+      "bom-ref": "deep-ref-7",
+      type: "library",
+      group: "org.example",
+      name: "xml-reader",
+      version: "1.0.3",
+    };
     const nested = library("framework-x", "6.0.0", "pkg:maven/org.example/framework-x@6.0.0", {
       components: [library("router", "6.0.0", "pkg:maven/org.example/router@6.0.0", { components: [deep] })],
     });
-    const vulnerabilities = [vulnerability({ affects: [{ ref: "deep-ref-7" }, { ref: "pkg:maven/org.example/router@6.0.0" }] })];
+    const vulnerabilities = [
+      vulnerability({ affects: [{ ref: "deep-ref-7" }, { ref: "pkg:maven/org.example/router@6.0.0" }] }),
+    ];
     const findings = parse(bom14({ components: [nested], vulnerabilities })).findings;
     expect(findings).toHaveLength(2);
     expect(findings[0]).toMatchObject({
@@ -483,7 +599,9 @@ describe("cyclonedxReport.parse — fingerprints", () => {
 
   it("do not change when a re-rated or re-worded vulnerability is reported again", () => {
     const reworded = bom14({
-      vulnerabilities: [vulnerability({ ratings: [{ severity: "critical", method: "other" }], detail: "Reworded.", cwes: [20] })],
+      vulnerabilities: [
+        vulnerability({ ratings: [{ severity: "critical", method: "other" }], detail: "Reworded.", cwes: [20] }),
+      ],
     });
     expect(fingerprints(reworded)).toEqual(fingerprints(base()));
   });
@@ -499,10 +617,16 @@ describe("cyclonedxReport.parse — fingerprints", () => {
   it("differ when the id, the package, its version or the target differ", () => {
     const [original] = fingerprints(base());
     const otherId = fingerprints(bom14({ vulnerabilities: [vulnerability({ id: "CVE-2024-31009" })] }))[0];
-    const otherPackage = fingerprints(bom14({ vulnerabilities: [vulnerability({ affects: [{ ref: HTTP_KIT["bom-ref"] }] })] }))[0];
+    const otherPackage = fingerprints(
+      bom14({ vulnerabilities: [vulnerability({ affects: [{ ref: HTTP_KIT["bom-ref"] }] })] }),
+    )[0];
     const newer = library("template-kit", "4.1.1", "pkg:npm/template-kit@4.1.1");
-    const otherVersion = fingerprints(bom14({ components: [newer], vulnerabilities: [vulnerability({ affects: [{ ref: newer["bom-ref"] }] })] }))[0];
-    const otherTarget = fingerprints(bom14({ subject: { ...APP_SUBJECT, name: "billing-api" }, vulnerabilities: [vulnerability()] }))[0];
+    const otherVersion = fingerprints(
+      bom14({ components: [newer], vulnerabilities: [vulnerability({ affects: [{ ref: newer["bom-ref"] }] })] }),
+    )[0];
+    const otherTarget = fingerprints(
+      bom14({ subject: { ...APP_SUBJECT, name: "billing-api" }, vulnerabilities: [vulnerability()] }),
+    )[0];
     const all = [original, otherId, otherPackage, otherVersion, otherTarget];
     expect(all.every((f) => typeof f === "string" && f.length > 0)).toBe(true);
     expect(new Set(all).size).toBe(all.length);
@@ -510,7 +634,8 @@ describe("cyclonedxReport.parse — fingerprints", () => {
 });
 
 describe("cyclonedxReport.parse — invalid documents", () => {
-  const withVulnerability = (make: (d: Json) => Json) => (extra: Json) => make({ vulnerabilities: [vulnerability(extra)] });
+  const withVulnerability = (make: (d: Json) => Json) => (extra: Json) =>
+    make({ vulnerabilities: [vulnerability(extra)] });
 
   it.each([
     ["1.4", withVulnerability(bom14)],
@@ -522,7 +647,10 @@ describe("cyclonedxReport.parse — invalid documents", () => {
 
   it("points at the right vulnerability and rating", () => {
     const document = bom14({
-      vulnerabilities: [vulnerability(), vulnerability({ ratings: [{ severity: "high" }, { severity: "medium" }, { severity: "severe" }] })],
+      vulnerabilities: [
+        vulnerability(),
+        vulnerability({ ratings: [{ severity: "high" }, { severity: "medium" }, { severity: "severe" }] }),
+      ],
     });
     const paths = pathsOf(document);
     expect(paths).toContain("/vulnerabilities/1/ratings/2/severity");
@@ -550,14 +678,42 @@ describe("cyclonedxReport.parse — invalid documents", () => {
   });
 
   it.each<[string, (d: Json) => void, string]>([
-    ["an analysis state outside the enum", (d) => ((d["vulnerabilities"] as Json[])[0]!["analysis"] = { state: "wont_fix" }), "/vulnerabilities/0/analysis/state"],
-    ["a CWE that is not a number", (d) => ((d["vulnerabilities"] as Json[])[0]!["cwes"] = ["CWE-79"]), "/vulnerabilities/0/cwes/0"],
-    ["a score that is not a number", (d) => ((d["vulnerabilities"] as Json[])[0]!["ratings"] = [{ score: "9.8", method: "CVSSv31" }]), "/vulnerabilities/0/ratings/0/score"],
-    ["a scoring method outside the enum", (d) => ((d["vulnerabilities"] as Json[])[0]!["ratings"] = [{ severity: "high", method: "CVSSv9" }]), "/vulnerabilities/0/ratings/0/method"],
-    ["an unknown property", (d) => ((d["vulnerabilities"] as Json[])[0]!["exploitability"] = "high"), "/vulnerabilities/0/exploitability"],
+    [
+      "an analysis state outside the enum",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["analysis"] = { state: "wont_fix" }),
+      "/vulnerabilities/0/analysis/state",
+    ],
+    [
+      "a CWE that is not a number",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["cwes"] = ["CWE-79"]),
+      "/vulnerabilities/0/cwes/0",
+    ],
+    [
+      "a score that is not a number",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["ratings"] = [{ score: "9.8", method: "CVSSv31" }]),
+      "/vulnerabilities/0/ratings/0/score",
+    ],
+    [
+      "a scoring method outside the enum",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["ratings"] = [{ severity: "high", method: "CVSSv9" }]),
+      "/vulnerabilities/0/ratings/0/method",
+    ],
+    [
+      "an unknown property",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["exploitability"] = "high"),
+      "/vulnerabilities/0/exploitability",
+    ],
     ["a component without a name", (d) => delete (d["components"] as Json[])[1]!["name"], "/components/1/name"],
-    ["a component type outside the enum", (d) => ((d["components"] as Json[])[0]!["type"] = "gem"), "/components/0/type"],
-    ["a reference without a source", (d) => ((d["vulnerabilities"] as Json[])[0]!["references"] = [{ id: "GHSA-7wq3-9cxp-2m4f" }]), "/vulnerabilities/0/references/0/source"],
+    [
+      "a component type outside the enum",
+      (d) => ((d["components"] as Json[])[0]!["type"] = "gem"),
+      "/components/0/type",
+    ],
+    [
+      "a reference without a source",
+      (d) => ((d["vulnerabilities"] as Json[])[0]!["references"] = [{ id: "GHSA-7wq3-9cxp-2m4f" }]),
+      "/vulnerabilities/0/references/0/source",
+    ],
     ["a malformed serial number", (d) => (d["serialNumber"] = "1234"), "/serialNumber"],
     ["another bomFormat", (d) => (d["bomFormat"] = "SPDX"), "/bomFormat"],
   ])("rejects %s", (_what, spoil, path) => {
@@ -583,12 +739,16 @@ describe("cyclonedxReport.parse — invalid documents", () => {
 
 describe("cyclonedxReport.parse — long arrays", () => {
   it("refuses a repeated vulnerability or component by its JSON Pointer (checked in one pass, not by ajv's pairwise uniqueItems)", () => {
-    const many = Array.from({ length: 2_000 }, (_, i) => vulnerability({ "bom-ref": `v-${i}`, id: `CVE-2024-${40_000 + i}` }));
+    const many = Array.from({ length: 2_000 }, (_, i) =>
+      vulnerability({ "bom-ref": `v-${i}`, id: `CVE-2024-${40_000 + i}` }),
+    );
     expect(parse(bom16({ vulnerabilities: many })).findings).toHaveLength(2_000);
     const repeated = vulnerability({ "bom-ref": "twice" });
     expect(invalidErrors(parse, bom16({ vulnerabilities: [repeated, vulnerability(), repeated] }))).toEqual([
       { path: "/vulnerabilities/2", message: "Repeats item 0: the items must be unique" },
     ]);
-    expect(invalidPaths(parse, bom16({ components: [TEMPLATE_KIT, TEMPLATE_KIT], vulnerabilities: [] }))).toEqual(["/components/1"]);
+    expect(invalidPaths(parse, bom16({ components: [TEMPLATE_KIT, TEMPLATE_KIT], vulnerabilities: [] }))).toEqual([
+      "/components/1",
+    ]);
   });
 });

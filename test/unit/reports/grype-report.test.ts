@@ -51,7 +51,8 @@ function apkMatch(overrides: { vulnerability?: Json; related?: unknown; artifact
         namespace: "nvd:cpe",
         severity: "High",
         urls: ["https://www.openssl.org/news/secadv/20231024.txt"],
-        description: "Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths.",
+        description:
+          "Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths.",
         cvss: [cvss("3.1", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N", 7.5)],
       },
     ],
@@ -59,7 +60,11 @@ function apkMatch(overrides: { vulnerability?: Json; related?: unknown; artifact
       {
         type: "exact-direct-match",
         matcher: "apk-matcher",
-        searchedBy: { distro: { type: "alpine", version: "3.18.4" }, namespace: "alpine:distro:alpine:3.18", package: { name: "openssl", version: "3.1.3-r0" } },
+        searchedBy: {
+          distro: { type: "alpine", version: "3.18.4" },
+          namespace: "alpine:distro:alpine:3.18",
+          package: { name: "openssl", version: "3.1.3-r0" },
+        },
         found: { versionConstraint: "< 3.1.4-r0 (apk)", vulnerabilityID: "CVE-2023-5363" },
       },
     ],
@@ -68,7 +73,12 @@ function apkMatch(overrides: { vulnerability?: Json; related?: unknown; artifact
       name: "libcrypto3",
       version: "3.1.3-r0",
       type: "apk",
-      locations: [{ path: "/lib/apk/db/installed", layerID: "sha256:cc2447e1835a40530975ab80bb1f872fbab0f2a0faecf2ab16fbbb89b3589438" }],
+      locations: [
+        {
+          path: "/lib/apk/db/installed",
+          layerID: "sha256:cc2447e1835a40530975ab80bb1f872fbab0f2a0faecf2ab16fbbb89b3589438",
+        },
+      ],
       language: "",
       licenses: ["Apache-2.0"],
       cpes: ["cpe:2.3:a:libcrypto3:libcrypto3:3.1.3-r0:*:*:*:*:*:*:*"],
@@ -115,7 +125,11 @@ function npmMatch(overrides: { vulnerability?: Json; related?: unknown; artifact
       {
         type: "exact-direct-match",
         matcher: "javascript-matcher",
-        searchedBy: { language: "javascript", namespace: "github:language:javascript", package: { name: "@babel/traverse", version: "7.22.5" } },
+        searchedBy: {
+          language: "javascript",
+          namespace: "github:language:javascript",
+          package: { name: "@babel/traverse", version: "7.22.5" },
+        },
         found: { versionConstraint: "<7.23.2 (unknown)", vulnerabilityID: "GHSA-67hx-6x53-jw92" },
       },
     ],
@@ -135,7 +149,13 @@ function npmMatch(overrides: { vulnerability?: Json; related?: unknown; artifact
   });
 }
 
-const DESCRIPTOR = { name: "grype", version: "0.74.0", configuration: { output: ["json"] }, db: { built: "2024-01-10T01:31:08Z", schemaVersion: 5 }, timestamp: "2024-01-10T10:00:00Z" };
+const DESCRIPTOR = {
+  name: "grype",
+  version: "0.74.0",
+  configuration: { output: ["json"] },
+  db: { built: "2024-01-10T01:31:08Z", schemaVersion: 5 },
+  timestamp: "2024-01-10T10:00:00Z",
+};
 
 /** `grype alpine:3.18 -o json`. */
 function imageReport(matches: unknown[] = [apkMatch(), npmMatch()], extra: Json = {}): Json {
@@ -236,7 +256,9 @@ describe("grypeReport.parse — an image report", () => {
     expect(finding.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(finding.title).toBe("CVE-2023-5363 in libcrypto3@3.1.3-r0");
     // The vulnerability has no description of its own: its NVD record's.
-    expect(finding.description).toBe("Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths.");
+    expect(finding.description).toBe(
+      "Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths.",
+    );
     expect(finding.severity).toBe("high");
     expect(finding.cwe).toBe("CWE-0");
     expect(finding.cve).toBe("CVE-2023-5363");
@@ -254,7 +276,9 @@ describe("grypeReport.parse — an image report", () => {
     const finding = report.findings[1]!;
     expect(finding.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(finding.title).toBe("GHSA-67hx-6x53-jw92 in @babel/traverse@7.22.5");
-    expect(finding.description).toBe("Babel vulnerable to arbitrary code execution when compiling specifically crafted malicious code");
+    expect(finding.description).toBe(
+      "Babel vulnerable to arbitrary code execution when compiling specifically crafted malicious code",
+    );
     expect(finding.severity).toBe("critical");
     expect(finding.cwe).toBe("CWE-0");
     expect(finding.cve).toBe("CVE-2023-45133");
@@ -306,13 +330,21 @@ describe("grypeReport.parse — severity and CVSS score", () => {
   });
 
   it("ignores CVSS v2 scores when scoring", () => {
-    const v2Only = [{ id: "CVE-2023-5363", namespace: "nvd:cpe", cvss: [cvss("2.0", "AV:N/AC:L/Au:N/C:P/I:N/A:N", 5.0)] }];
+    const v2Only = [
+      { id: "CVE-2023-5363", namespace: "nvd:cpe", cvss: [cvss("2.0", "AV:N/AC:L/Au:N/C:P/I:N/A:N", 5.0)] },
+    ];
     const [finding] = findingsOf(apkMatch({ vulnerability: { severity: "Medium" }, related: v2Only }));
     expect(finding!.cvssScore).toBe(4.0);
   });
 
   it("takes a CVSS v3.0 score as well as a v3.1 one", () => {
-    const v30 = [{ id: "CVE-2023-5363", namespace: "nvd:cpe", cvss: [cvss("3.0", "CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:L/A:N", 4.8)] }];
+    const v30 = [
+      {
+        id: "CVE-2023-5363",
+        namespace: "nvd:cpe",
+        cvss: [cvss("3.0", "CVSS:3.0/AV:N/AC:H/PR:N/UI:N/S:U/C:L/I:L/A:N", 4.8)],
+      },
+    ];
     const [finding] = findingsOf(apkMatch({ vulnerability: { severity: "Medium" }, related: v30 }));
     expect(finding!.cvssScore).toBe(4.8);
   });
@@ -325,7 +357,12 @@ describe("grypeReport.parse — severity and CVSS score", () => {
   });
 
   it("keeps a Negligible advisory whose CVE is only among the related vulnerabilities", () => {
-    const [finding] = findingsOf(npmMatch({ vulnerability: { severity: "Negligible", cvss: [] }, related: [{ id: "CVE-2023-45133", namespace: "nvd:cpe" }] }));
+    const [finding] = findingsOf(
+      npmMatch({
+        vulnerability: { severity: "Negligible", cvss: [] },
+        related: [{ id: "CVE-2023-45133", namespace: "nvd:cpe" }],
+      }),
+    );
     expect(finding!.severity).toBe("low");
     expect(finding!.cve).toBe("CVE-2023-45133");
   });
@@ -333,7 +370,10 @@ describe("grypeReport.parse — severity and CVSS score", () => {
   it("skips a Negligible match without a CVE, keeping the others", () => {
     const findings = findingsOf(
       npmMatch({ vulnerability: { severity: "Negligible" }, related: [] }),
-      npmMatch({ vulnerability: { severity: "Negligible" }, related: [{ id: "GHSA-aaaa-bbbb-cccc", namespace: "github:language:javascript" }] }),
+      npmMatch({
+        vulnerability: { severity: "Negligible" },
+        related: [{ id: "GHSA-aaaa-bbbb-cccc", namespace: "github:language:javascript" }],
+      }),
       apkMatch(),
     );
     expect(findings.map((f) => f.cve)).toEqual(["CVE-2023-5363"]);
@@ -384,8 +424,18 @@ describe("grypeReport.parse — fingerprints", () => {
   it("do not change with what describes the vulnerability (severity, scores, description, fix, match details)", () => {
     const base = fingerprintOf(imageReport([apkMatch()]));
     const rescanned = apkMatch({
-      vulnerability: { severity: "Critical", description: "Reworded.", fix: { versions: ["3.1.5-r0"], state: "fixed" } },
-      related: [{ id: "CVE-2023-5363", namespace: "nvd:cpe", cvss: [cvss("3.1", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", 9.8)] }],
+      vulnerability: {
+        severity: "Critical",
+        description: "Reworded.",
+        fix: { versions: ["3.1.5-r0"], state: "fixed" },
+      },
+      related: [
+        {
+          id: "CVE-2023-5363",
+          namespace: "nvd:cpe",
+          cvss: [cvss("3.1", "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", 9.8)],
+        },
+      ],
     });
     (rescanned["matchDetails"] as Json[]).length = 0;
     expect(fingerprintOf(imageReport([rescanned]))).toBe(base);
@@ -395,7 +445,16 @@ describe("grypeReport.parse — fingerprints", () => {
     const base = fingerprintOf(imageReport([apkMatch()]));
     const others = [
       fingerprintOf(imageReport([apkMatch({ vulnerability: { id: "CVE-2023-6129" }, related: [] })])),
-      fingerprintOf(imageReport([apkMatch({ artifact: { version: "3.1.3-r1", purl: "pkg:apk/alpine/libcrypto3@3.1.3-r1?arch=x86_64&distro=alpine-3.18.4" } })])),
+      fingerprintOf(
+        imageReport([
+          apkMatch({
+            artifact: {
+              version: "3.1.3-r1",
+              purl: "pkg:apk/alpine/libcrypto3@3.1.3-r1?arch=x86_64&distro=alpine-3.18.4",
+            },
+          }),
+        ]),
+      ),
       fingerprintOf(directoryReport([apkMatch()])),
       fingerprintOf(imageReport([apkMatch()], { source: { type: "image", target: { userInput: "alpine:3.19" } } })),
     ];
@@ -403,20 +462,28 @@ describe("grypeReport.parse — fingerprints", () => {
   });
 
   it("differ for the same vulnerability in two packages", () => {
-    const findings = findingsOf(apkMatch(), apkMatch({ artifact: { name: "libssl3", purl: "pkg:apk/alpine/libssl3@3.1.3-r0?arch=x86_64&distro=alpine-3.18.4" } }));
+    const findings = findingsOf(
+      apkMatch(),
+      apkMatch({
+        artifact: { name: "libssl3", purl: "pkg:apk/alpine/libssl3@3.1.3-r0?arch=x86_64&distro=alpine-3.18.4" },
+      }),
+    );
     expect(findings).toHaveLength(2);
     expect(findings[0]!.fingerprint).not.toBe(findings[1]!.fingerprint);
   });
 });
 
 describe("grypeReport.parse — invalid reports", () => {
-
   it("names the severity Grype does not write", () => {
-    expect(pathsOfInvalid(imageReport([apkMatch(), apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual(["/matches/1/vulnerability/severity"]);
+    expect(pathsOfInvalid(imageReport([apkMatch(), apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual([
+      "/matches/1/vulnerability/severity",
+    ]);
   });
 
   it("names a match without an artifact name, and a vulnerability without an id", () => {
-    const paths = pathsOfInvalid(directoryReport([npmMatch({ artifact: { name: undefined } }), npmMatch({ vulnerability: { id: undefined } })]));
+    const paths = pathsOfInvalid(
+      directoryReport([npmMatch({ artifact: { name: undefined } }), npmMatch({ vulnerability: { id: undefined } })]),
+    );
     expect(paths).toEqual(expect.arrayContaining(["/matches/0/artifact/name", "/matches/1/vulnerability/id"]));
   });
 
@@ -439,7 +506,9 @@ describe("readReport with Grype reports", () => {
   });
 
   it("answers a validation error with the JSON Pointer of a severity Grype does not write", () => {
-    expect(errorPaths(imageReport([apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual(["/matches/0/vulnerability/severity"]);
+    expect(errorPaths(imageReport([apkMatch({ vulnerability: { severity: "Severe" } })]))).toEqual([
+      "/matches/0/vulnerability/severity",
+    ]);
   });
 
   it("answers a validation error when a Grype report is named as another format", () => {

@@ -23,7 +23,14 @@ function result(i: number, run: number): Sarif.Result {
     ...(i % 3 === 0 ? { ruleIndex: i % 7 } : {}),
     ...(i % 11 === 0 ? { kind: "pass" as const } : {}),
     message: { text: `Result ${i} of run ${run}: ${"é".repeat(i % 50)}` },
-    locations: [{ physicalLocation: { artifactLocation: i % 2 === 0 ? { index: i % 4 } : { uri: `lib/m${i % 13}.ts` }, region: { startLine: (i % 90) + 1 } } }],
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: i % 2 === 0 ? { index: i % 4 } : { uri: `lib/m${i % 13}.ts` },
+          region: { startLine: (i % 90) + 1 },
+        },
+      },
+    ],
     // Every 500th result repeats the one before it: one finding, however many times it is reported.
     partialFingerprints: { primaryLocationLineHash: `${run}:${i - (i % 500 === 1 ? 1 : 0)}` },
   };
@@ -85,7 +92,11 @@ describe("a SARIF log read as a stream", () => {
     expect(reading.report).toEqual({ format: "sarif", tool: "DemoScan", toolVersion: "2.0.1", scanType: "sast" });
     const informational = log.runs.flatMap((run) => run.results ?? []).filter((r) => r.kind === "pass").length;
     expect(informational).toBeGreaterThan(0);
-    expect(batches.map((b) => b.length)).toEqual([FINDINGS_PER_BATCH, FINDINGS_PER_BATCH, 13_000 - informational - 2 * FINDINGS_PER_BATCH]);
+    expect(batches.map((b) => b.length)).toEqual([
+      FINDINGS_PER_BATCH,
+      FINDINGS_PER_BATCH,
+      13_000 - informational - 2 * FINDINGS_PER_BATCH,
+    ]);
     expect(batches.flat()).toEqual(whole.findings);
     // What the first run's outline carries after its results (artifacts, provenance) reached its findings.
     const second = whole.findings.find((f) => f.description.startsWith("Result 2 of run 0:"));
@@ -107,7 +118,9 @@ describe("a SARIF log read as a stream", () => {
     log.runs[0]!.results = [1, "two", null];
     log.runs[1]!.results = { first: { message: { text: "m" } } };
     const paths = refusal(bytesOf(log)).map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(["/runs/0/results/0", "/runs/0/results/1", "/runs/0/results/2", "/runs/1/results"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["/runs/0/results/0", "/runs/0/results/1", "/runs/0/results/2", "/runs/1/results"]),
+    );
     expect(paths.sort()).toEqual(wholeRefusalPaths(log));
   });
 
@@ -120,7 +133,9 @@ describe("a SARIF log read as a stream", () => {
   it("refuses unsafe text and deep nesting inside a result with their JSON Pointers", () => {
     const log = twoRunLog();
     const text = JSON.stringify(log).replace('"Result 1 of run 0: ', '"Result 1 of run 0: \\udfff');
-    expect(refusal(Buffer.from(text))).toEqual([{ path: "/runs/0/results/1/message/text", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    expect(refusal(Buffer.from(text))).toEqual([
+      { path: "/runs/0/results/1/message/text", message: expect.stringContaining("lone UTF-16 surrogate") },
+    ]);
 
     const nested = (depth: number) =>
       `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x"}},"results":[{"message":{"text":"m"},"properties":{"deep":${"[".repeat(depth)}${"]".repeat(depth)}}}]}]}`;
@@ -139,7 +154,9 @@ describe("a SARIF log read as a stream", () => {
 
   it("does not take a document for SARIF because it has runs with results", () => {
     const notSarif = { runs: [{ tool: { driver: { name: "x" } }, results: [{ message: { text: "m" } }] }] };
-    expect(refusal(bytesOf(notSarif))).toEqual([{ path: "", message: expect.stringContaining("Not a report of a known format") }]);
+    expect(refusal(bytesOf(notSarif))).toEqual([
+      { path: "", message: expect.stringContaining("Not a report of a known format") },
+    ]);
     expect(refusal(bytesOf(notSarif), "sarif").map((e) => e.path)).toEqual(["/version"]);
   });
 });

@@ -19,7 +19,11 @@ const pairwise = (items: readonly unknown[]) =>
 const reordered = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(reordered);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reordered(v)]),
+  );
 };
 
 // A small domain, so that equal items are frequent; objects as JSON.parse makes them (with a prototype).
@@ -34,7 +38,9 @@ const { json } = fc.letrec((tie) => ({
     fc.dictionary(fc.constantFrom("a", "b", "c"), tie("json"), { maxKeys: 3, noNullPrototype: true }),
   ),
 }));
-const items = fc.array(fc.tuple(json, fc.boolean()), { maxLength: 12 }).map((pairs) => pairs.map(([value, flip]) => (flip ? reordered(value) : value)));
+const items = fc
+  .array(fc.tuple(json, fc.boolean()), { maxLength: 12 })
+  .map((pairs) => pairs.map(([value, flip]) => (flip ? reordered(value) : value)));
 
 it("finds every item equal to an earlier one, whatever its members' order, as ajv compares them", () => {
   fc.assert(
@@ -48,7 +54,9 @@ it("finds every item equal to an earlier one, whatever its members' order, as aj
 });
 
 it("hashes equal values alike", () => {
-  fc.assert(fc.property(json, (value) => expect(jsonHash(reordered(value))).toBe(jsonHash(JSON.parse(JSON.stringify(value))))));
+  fc.assert(
+    fc.property(json, (value) => expect(jsonHash(reordered(value))).toBe(jsonHash(JSON.parse(JSON.stringify(value))))),
+  );
   expect(jsonHash(-0)).toBe(jsonHash(0));
   expect(jsonHash(JSON.parse("1.0"))).toBe(jsonHash(1));
 });
@@ -62,7 +70,10 @@ it("tells apart what is not equal", () => {
 });
 
 it("answers for 10,000 distinct items and their repeats in one pass", () => {
-  const distinct = Array.from({ length: 10_000 }, (_, i) => ({ vulnerability: { name: `CVE-2030-${i}` }, status: "not_affected" }));
+  const distinct = Array.from({ length: 10_000 }, (_, i) => ({
+    vulnerability: { name: `CVE-2030-${i}` },
+    status: "not_affected",
+  }));
   expect(repeatedItems(distinct)).toEqual([]);
   expect(repeatedItems([...distinct, reordered(distinct[42]), distinct[7]])).toEqual([
     { index: 10_000, first: 42 },

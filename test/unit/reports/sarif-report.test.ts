@@ -35,7 +35,9 @@ const XSS_RULE: Sarif.ReportingDescriptor = {
   id: "js/reflected-xss",
   name: "js/reflected-xss",
   shortDescription: { text: "Reflected cross-site scripting" },
-  fullDescription: { text: "Writing user input directly to an HTTP response allows for a cross-site scripting vulnerability." },
+  fullDescription: {
+    text: "Writing user input directly to an HTTP response allows for a cross-site scripting vulnerability.",
+  },
   defaultConfiguration: { enabled: true, level: "error" },
   help: {
     text: "Escape user input before writing it to the response, with a templating engine that escapes by default.",
@@ -54,7 +56,9 @@ const SQL_RULE: Sarif.ReportingDescriptor = {
   id: "js/sql-injection",
   name: "js/sql-injection",
   shortDescription: { text: "Database query built from user-controlled sources" },
-  fullDescription: { text: "Building a database query from user-controlled sources is vulnerable to insertion of malicious code by the user." },
+  fullDescription: {
+    text: "Building a database query from user-controlled sources is vulnerable to insertion of malicious code by the user.",
+  },
   defaultConfiguration: { enabled: true, level: "error" },
   help: { text: "Use parameterised queries: pass user input as query parameters, never by string concatenation." },
   messageStrings: { default: { text: "This query string depends on a {0} from {1}." } },
@@ -70,7 +74,9 @@ const LOG_RULE: Sarif.ReportingDescriptor = {
   id: "js/log-injection",
   name: "js/log-injection",
   shortDescription: { text: "Log injection" },
-  fullDescription: { text: "Building log entries from user-controlled sources is vulnerable to insertion of forged log entries." },
+  fullDescription: {
+    text: "Building log entries from user-controlled sources is vulnerable to insertion of forged log entries.",
+  },
   defaultConfiguration: { enabled: true, level: "error" },
   properties: { tags: ["security", "external/cwe/cwe-117"], kind: "path-problem", precision: "medium" },
 };
@@ -117,13 +123,17 @@ function codeqlRun(results: Sarif.Result[] = Object.values(CODEQL_RESULTS)): Sar
   return {
     tool: {
       driver: { name: "CodeQL", organization: "GitHub", semanticVersion: "2.16.1", rules: [] },
-      extensions: [{ name: "codeql/javascript-queries", semanticVersion: "0.8.8", rules: [XSS_RULE, SQL_RULE, LOG_RULE] }],
+      extensions: [
+        { name: "codeql/javascript-queries", semanticVersion: "0.8.8", rules: [XSS_RULE, SQL_RULE, LOG_RULE] },
+      ],
     },
     artifacts: [
       { location: { uri: "src/routes/search.js", uriBaseId: "%SRCROOT%", index: 0 } },
       { location: { uri: "src/db/users.js", uriBaseId: "%SRCROOT%", index: 1 } },
     ],
-    versionControlProvenance: [{ repositoryUri: "https://github.com/acme/shop", revisionId: COMMIT, branch: "refs/heads/main" }],
+    versionControlProvenance: [
+      { repositoryUri: "https://github.com/acme/shop", revisionId: COMMIT, branch: "refs/heads/main" },
+    ],
     columnKind: "utf16CodeUnits",
     results,
     properties: { "semmle.formatSpecifier": "sarif-latest" },
@@ -141,7 +151,10 @@ const SEMGREP_RULES: Sarif.ReportingDescriptor[] = [
     shortDescription: { text: "Semgrep Finding: raw SQL built from request data" },
     fullDescription: { text: "Data from the request is passed to raw(); this is a SQL injection." },
     defaultConfiguration: { level: "error" },
-    help: { text: "Use the Django ORM, or pass parameters to raw() instead of formatting them into the query.", markdown: "Use the ORM." },
+    help: {
+      text: "Use the Django ORM, or pass parameters to raw() instead of formatting them into the query.",
+      markdown: "Use the ORM.",
+    },
     helpUri: "https://semgrep.dev/r/python.django.security.injection.sql.sql-injection-using-raw",
     properties: {
       precision: "very-high",
@@ -193,16 +206,33 @@ const SEMGREP_RESULTS = {
 
 function semgrepRun(results: Sarif.Result[] = Object.values(SEMGREP_RESULTS)): Sarif.Run {
   return {
-    tool: { driver: { name: "Semgrep OSS", semanticVersion: "1.56.0", informationUri: "https://semgrep.dev", rules: SEMGREP_RULES } },
+    tool: {
+      driver: {
+        name: "Semgrep OSS",
+        semanticVersion: "1.56.0",
+        informationUri: "https://semgrep.dev",
+        rules: SEMGREP_RULES,
+      },
+    },
     invocations: [{ executionSuccessful: true, toolExecutionNotifications: [] }],
     results,
   };
 }
 
 /** A run of an ad hoc tool with one rule; results refer to it by ruleId. */
-function toolRun(results: Sarif.Result[], rule: Partial<Sarif.ReportingDescriptor> = {}, extra: Partial<Sarif.Run> = {}): Sarif.Run {
+function toolRun(
+  results: Sarif.Result[],
+  rule: Partial<Sarif.ReportingDescriptor> = {},
+  extra: Partial<Sarif.Run> = {},
+): Sarif.Run {
   return {
-    tool: { driver: { name: "acme-lint", version: "3.2.1", rules: [{ id: "acme/check", shortDescription: { text: "Acme check" }, ...rule }] } },
+    tool: {
+      driver: {
+        name: "acme-lint",
+        version: "3.2.1",
+        rules: [{ id: "acme/check", shortDescription: { text: "Acme check" }, ...rule }],
+      },
+    },
     results,
     ...extra,
   };
@@ -232,11 +262,20 @@ function trivyRun(properties?: Json): Sarif.Run {
             id: TRIVY_CVE,
             name: "OsPackageVulnerability",
             shortDescription: { text: "openssl: Incorrect cipher key and IV length processing" },
-            fullDescription: { text: "Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths." },
+            fullDescription: {
+              text: "Issue summary: A bug has been identified in the processing of key and initialisation vector (IV) lengths.",
+            },
             defaultConfiguration: { level: "error" },
             helpUri: "https://avd.aquasec.com/nvd/cve-2023-5363",
-            help: { text: "Vulnerability CVE-2023-5363\nSeverity: HIGH\nPackage: libcrypto3\nFixed Version: 3.1.4-r0", markdown: "**Vulnerability CVE-2023-5363**" },
-            properties: { precision: "very-high", "security-severity": "7.5", tags: ["vulnerability", "security", "HIGH"] },
+            help: {
+              text: "Vulnerability CVE-2023-5363\nSeverity: HIGH\nPackage: libcrypto3\nFixed Version: 3.1.4-r0",
+              markdown: "**Vulnerability CVE-2023-5363**",
+            },
+            properties: {
+              precision: "very-high",
+              "security-severity": "7.5",
+              tags: ["vulnerability", "security", "HIGH"],
+            },
           },
         ],
       },
@@ -246,10 +285,15 @@ function trivyRun(properties?: Json): Sarif.Run {
         ruleId: TRIVY_CVE,
         ruleIndex: 0,
         level: "error",
-        message: { text: "Package: libcrypto3\nInstalled Version: 3.1.3-r0\nVulnerability CVE-2023-5363\nSeverity: HIGH\nFixed Version: 3.1.4-r0" },
+        message: {
+          text: "Package: libcrypto3\nInstalled Version: 3.1.3-r0\nVulnerability CVE-2023-5363\nSeverity: HIGH\nFixed Version: 3.1.4-r0",
+        },
         locations: [
           {
-            physicalLocation: { artifactLocation: { uri: "library/alpine", uriBaseId: "ROOTPATH" }, region: { startLine: 1, startColumn: 1, endLine: 1, endColumn: 1 } },
+            physicalLocation: {
+              artifactLocation: { uri: "library/alpine", uriBaseId: "ROOTPATH" },
+              region: { startLine: 1, startColumn: 1, endLine: 1, endColumn: 1 },
+            },
             message: { text: "library/alpine: libcrypto3@3.1.3-r0" },
           },
         ],
@@ -266,7 +310,8 @@ const parse = (document: unknown): ParsedReport => sarifReport.parse(document);
 const findingsOf = (...runs: Sarif.Run[]): Finding[] => parse(sarifLog(runs)).findings;
 const only = (findings: Finding[]): Finding => onlyFinding(findings);
 /** The single finding of an ad hoc tool's log holding this one result. */
-const one = (r: Sarif.Result, rule: Partial<Sarif.ReportingDescriptor> = {}): Finding => only(findingsOf(toolRun([r], rule)));
+const one = (r: Sarif.Result, rule: Partial<Sarif.ReportingDescriptor> = {}): Finding =>
+  only(findingsOf(toolRun([r], rule)));
 
 function readError(document: unknown, format?: string): DomainError {
   try {
@@ -283,14 +328,18 @@ const errorPaths = (document: unknown, format?: string): string[] => {
   return (error.details.errors ?? []).map((e) => e.path);
 };
 
-
 // ---- tests ----------------------------------------------------------------------------------
 
 describe("sarifReport.detect", () => {
   it("recognises a SARIF 2.1.0 log by its version or its $schema", () => {
     expect(sarifReport.detect(sarifLog())).toBe(true);
     expect(sarifReport.detect({ version: "2.1.0", runs: [] })).toBe(true);
-    expect(sarifReport.detect({ $schema: "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json", runs: [] })).toBe(true);
+    expect(
+      sarifReport.detect({
+        $schema: "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json",
+        runs: [],
+      }),
+    ).toBe(true);
   });
 
   it.each<[string, unknown]>([
@@ -431,7 +480,9 @@ describe("sarifReport.parse — severity", () => {
   });
 
   it("lets the result's security-severity win over the rule's", () => {
-    const finding = one(result({ properties: { "security-severity": "2.0" } }), { properties: { "security-severity": "9.8" } });
+    const finding = one(result({ properties: { "security-severity": "2.0" } }), {
+      properties: { "security-severity": "9.8" },
+    });
     expect(finding.severity).toBe("low");
     expect(finding.cvssScore).toBe(2.0);
   });
@@ -446,7 +497,11 @@ describe("sarifReport.parse — severity", () => {
 describe("sarifReport.parse — CWE, title and message", () => {
   it.each<[string, string[], string]>([
     ["CodeQL's external/cwe/cwe-079", ["external/cwe/cwe-079"], "CWE-79"],
-    ["Semgrep's long spelling", ["CWE-22: Improper Limitation of a Pathname to a Restricted Directory ('Path Traversal')"], "CWE-22"],
+    [
+      "Semgrep's long spelling",
+      ["CWE-22: Improper Limitation of a Pathname to a Restricted Directory ('Path Traversal')"],
+      "CWE-22",
+    ],
     ["a spelling with a slash in the name", ["CWE-24: Path Traversal: '../filedir'"], "CWE-24"],
     ["the lowest of several", ["CWE-918", "external/cwe/cwe-352", "cwe-1004"], "CWE-352"],
     ["no CWE among other tags", ["security", "OWASP-A03:2021 - Injection", "cwe-top-25"], "CWE-0"],
@@ -461,18 +516,24 @@ describe("sarifReport.parse — CWE, title and message", () => {
 
   it("puts the arguments into the rule's message string, in their order", () => {
     const rule = { messageStrings: { swapped: { text: "{1} flows into {0} ({1})." } } };
-    expect(one(result({ message: { id: "swapped", arguments: ["sink()", "source()"] } }), rule).description).toBe("source() flows into sink() (source()).");
+    expect(one(result({ message: { id: "swapped", arguments: ["sink()", "source()"] } }), rule).description).toBe(
+      "source() flows into sink() (source()).",
+    );
   });
 
   it("keeps unicode as it is", () => {
-    const finding = one(result({ message: { text: "Données non échappées — « 日本語 » 😀 ✓" } }), { shortDescription: { text: "Vérification 🔒 ünïcødé" } });
+    const finding = one(result({ message: { text: "Données non échappées — « 日本語 » 😀 ✓" } }), {
+      shortDescription: { text: "Vérification 🔒 ünïcødé" },
+    });
     expect(finding.description).toBe("Données non échappées — « 日本語 » 😀 ✓");
     expect(finding.title).toBe("Vérification 🔒 ünïcødé");
   });
 
   it("takes file paths written as IRIs (non-ASCII unencoded), and still refuses what is no URI at all", () => {
     expect(one(result({ locations: [physical("src/ünï/日本.ts", 3)] })).location).toBe("src/ünï/日本.ts:3");
-    expect(errorPaths(sarifLog([toolRun([result({ locations: [physical("src/a b\\c|.ts", 3)] })])]))).toContain("/runs/0/results/0/locations/0/physicalLocation/artifactLocation/uri");
+    expect(errorPaths(sarifLog([toolRun([result({ locations: [physical("src/a b\\c|.ts", 3)] })])]))).toContain(
+      "/runs/0/results/0/locations/0/physicalLocation/artifactLocation/uri",
+    );
   });
 
   it("clips a 100,000-character message to at most 20,000 characters", () => {
@@ -504,7 +565,10 @@ describe("sarifReport.parse — results that are not findings", () => {
   const kept: [string, Partial<Sarif.Result>][] = [
     ["kind fail", { kind: "fail" }],
     ["an in-source suppression without a status", { suppressions: [{ kind: "inSource" }] }],
-    ["an accepted external suppression", { suppressions: [{ kind: "external", status: "accepted", justification: "Test code" }] }],
+    [
+      "an accepted external suppression",
+      { suppressions: [{ kind: "external", status: "accepted", justification: "Test code" }] },
+    ],
     ["a suppression under review", { suppressions: [{ kind: "external", status: "underReview" }] }],
     ["a rejected suppression", { suppressions: [{ kind: "inSource", status: "rejected" }] }],
     ["baselineState new", { baselineState: "new" }],
@@ -520,15 +584,23 @@ describe("sarifReport.parse — results that are not findings", () => {
     expect(one(result(overrides)).location).toBe("lib/a.ts:3");
   });
 
-  it.each(["pass", "notApplicable", "informational"])("skips a result of kind %s before the schema's check, so it may lack a message", (kind) => {
-    const { message: _none, ...bare } = result({ kind: kind as Sarif.Result.kind, locations: [physical("lib/not-a-finding.ts", 9)] });
-    const findings = findingsOf(toolRun([bare as Sarif.Result, result({ locations: [physical("lib/kept.ts", 1)] })]));
-    expect(findings.map((f) => f.location)).toEqual(["lib/kept.ts:1"]);
-  });
+  it.each(["pass", "notApplicable", "informational"])(
+    "skips a result of kind %s before the schema's check, so it may lack a message",
+    (kind) => {
+      const { message: _none, ...bare } = result({
+        kind: kind as Sarif.Result.kind,
+        locations: [physical("lib/not-a-finding.ts", 9)],
+      });
+      const findings = findingsOf(toolRun([bare as Sarif.Result, result({ locations: [physical("lib/kept.ts", 1)] })]));
+      expect(findings.map((f) => f.location)).toEqual(["lib/kept.ts:1"]);
+    },
+  );
 
   it("still refuses a result that may be a finding and lacks its message", () => {
     const { message: _none, ...bare } = result({ kind: "fail" });
-    expect(() => findingsOf(toolRun([bare as Sarif.Result]))).toThrow(expect.objectContaining({ errors: [{ path: "/runs/0/results/0/message", message: "Required" }] }));
+    expect(() => findingsOf(toolRun([bare as Sarif.Result]))).toThrow(
+      expect.objectContaining({ errors: [{ path: "/runs/0/results/0/message", message: "Required" }] }),
+    );
   });
 
   it("has no findings for a run without results, nor for a log without runs", () => {
@@ -544,7 +616,9 @@ describe("sarifReport.parse — suppressions (CONTRACT §13)", () => {
   const analysisOf = (suppressions: Sarif.Suppression[]) => one(result({ suppressions })).analysis;
 
   it("makes an accepted suppression, or one without a status, a not_affected decision with its justification", () => {
-    expect(analysisOf([{ kind: "external", status: "accepted", justification: "Only test fixtures read this file" }])).toEqual({
+    expect(
+      analysisOf([{ kind: "external", status: "accepted", justification: "Only test fixtures read this file" }]),
+    ).toEqual({
       state: "not_affected",
       justification: null,
       detail: "Only test fixtures read this file",
@@ -558,7 +632,12 @@ describe("sarifReport.parse — suppressions (CONTRACT §13)", () => {
   });
 
   it("leaves a result with a rejected suppression, or an empty list of them, undecided", () => {
-    expect(analysisOf([{ kind: "external", status: "accepted" }, { kind: "inSource", status: "rejected" }])).toBeNull();
+    expect(
+      analysisOf([
+        { kind: "external", status: "accepted" },
+        { kind: "inSource", status: "rejected" },
+      ]),
+    ).toBeNull();
     expect(analysisOf([])).toBeNull();
     expect(one(result({})).analysis).toBeNull();
   });
@@ -577,7 +656,10 @@ describe("sarifReport.parse — fingerprints", () => {
 
   it("are the same for a result whose line moved when its partialFingerprints are equal", () => {
     const [before] = findingsOf(codeqlRun([CODEQL_RESULTS.xss]));
-    const moved = codeqlResult(0, { locations: [physical("src/routes/search.js", 57, 9)], message: { text: "Reworded message." } });
+    const moved = codeqlResult(0, {
+      locations: [physical("src/routes/search.js", 57, 9)],
+      message: { text: "Reworded message." },
+    });
     // Another result now comes first, as it would after an edit above.
     const after = findingsOf(codeqlRun([CODEQL_RESULTS.log, moved]))[1]!;
     expect(after.location).toBe("src/routes/search.js:57");
@@ -593,13 +675,24 @@ describe("sarifReport.parse — fingerprints", () => {
 
   it("differ when the partialFingerprints differ", () => {
     const [before] = findingsOf(codeqlRun([CODEQL_RESULTS.xss]));
-    const [after] = findingsOf(codeqlRun([codeqlResult(0, { partialFingerprints: { primaryLocationLineHash: "ffffeeeeddddcccc:1", primaryLocationStartColumnFingerprint: "12" } })]));
+    const [after] = findingsOf(
+      codeqlRun([
+        codeqlResult(0, {
+          partialFingerprints: {
+            primaryLocationLineHash: "ffffeeeeddddcccc:1",
+            primaryLocationStartColumnFingerprint: "12",
+          },
+        }),
+      ]),
+    );
     expect(after!.fingerprint).not.toBe(before!.fingerprint);
   });
 
   it("differ for equal partialFingerprints of two rules", () => {
     const same = { primaryLocationLineHash: "9a8b7c6d5e4f3a2b:1" };
-    const findings = findingsOf(codeqlRun([codeqlResult(0, { partialFingerprints: same }), codeqlResult(2, { partialFingerprints: same })]));
+    const findings = findingsOf(
+      codeqlRun([codeqlResult(0, { partialFingerprints: same }), codeqlResult(2, { partialFingerprints: same })]),
+    );
     expect(findings).toHaveLength(2);
     expect(findings[0]!.fingerprint).not.toBe(findings[1]!.fingerprint);
   });
@@ -630,9 +723,26 @@ describe("sarifReport.parse — fingerprints", () => {
   it("are the same whichever runner directory the checkout was in, given the checkout path", () => {
     const at = (root: string) =>
       only(
-        readReport(sarifLog([toolRun([result({ locations: [{ physicalLocation: { artifactLocation: { uri: `file://${root}/lib/a.ts` }, region: { startLine: 3 } } }] })])]), undefined, {
-          checkoutPath: root,
-        }).findings,
+        readReport(
+          sarifLog([
+            toolRun([
+              result({
+                locations: [
+                  {
+                    physicalLocation: {
+                      artifactLocation: { uri: `file://${root}/lib/a.ts` },
+                      region: { startLine: 3 },
+                    },
+                  },
+                ],
+              }),
+            ]),
+          ]),
+          undefined,
+          {
+            checkoutPath: root,
+          },
+        ).findings,
       );
     const first = at("/home/runner/work/shop/shop");
     const second = at("/builds/acme/shop");
@@ -660,14 +770,19 @@ describe("sarifReport.parse — a Trivy-written log", () => {
   });
 
   it("is a container report when it names the image it scanned", () => {
-    const report = parse(sarifLog([trivyRun({ imageName: "alpine:3.18", repoTags: ["alpine:3.18"], repoDigests: [] })]));
+    const report = parse(
+      sarifLog([trivyRun({ imageName: "alpine:3.18", repoTags: ["alpine:3.18"], repoDigests: [] })]),
+    );
     expect(report.scanType).toBe("container");
     expect(only(report.findings).cve).toBe(TRIVY_CVE);
   });
 });
 
 describe("sarifReport.parse — invalid logs", () => {
-  const withResult = (r: Json) => ({ version: "2.1.0", runs: [{ tool: { driver: { name: "acme-lint" } }, results: [r] }] });
+  const withResult = (r: Json) => ({
+    version: "2.1.0",
+    runs: [{ tool: { driver: { name: "acme-lint" } }, results: [r] }],
+  });
 
   it("names a level SARIF does not define", () => {
     expect(pathsOfInvalid(withResult({ ...result(), level: "catastrophic" }))).toContain("/runs/0/results/0/level");
@@ -691,7 +806,10 @@ describe("readReport", () => {
     ["sarif", sarifLog()],
     ["cyclonedx", { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, vulnerabilities: [] }],
     ["trivy", { SchemaVersion: 2, ArtifactName: ".", ArtifactType: "filesystem", Results: [] }],
-    ["grype", { matches: [], source: { type: "directory", target: "." }, descriptor: { name: "grype", version: "0.74.0" } }],
+    [
+      "grype",
+      { matches: [], source: { type: "directory", target: "." }, descriptor: { name: "grype", version: "0.74.0" } },
+    ],
     ["zap", { "@programName": "ZAP", "@version": "2.15.0", "@generated": "Thu, 2 May 2024 10:15:00", site: [] }],
   ];
 
@@ -725,7 +843,10 @@ describe("readReport", () => {
   });
 
   it("answers an invalid SARIF log with JSON Pointers into it", () => {
-    const document = asJson({ version: "2.1.0", runs: [{ tool: { driver: { name: "acme-lint" } }, results: [{ ...result(), level: "catastrophic" }] }] });
+    const document = asJson({
+      version: "2.1.0",
+      runs: [{ tool: { driver: { name: "acme-lint" } }, results: [{ ...result(), level: "catastrophic" }] }],
+    });
     expect(errorPaths(document)).toContain("/runs/0/results/0/level");
   });
 

@@ -15,7 +15,10 @@ const BAND_FLOOR = { critical: 9.0, high: 7.0, medium: 4.0, low: 0.1 } as const;
 
 // ---- report builders ------------------------------------------------------------------------
 
-const LAYER = { Digest: "sha256:5d0da3dc976460b72c77d94c8a1ad043720b0416bfc16c52c45d4847e53fadb6", DiffID: "sha256:7d3a2b6c1e8f9a0b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b" };
+const LAYER = {
+  Digest: "sha256:5d0da3dc976460b72c77d94c8a1ad043720b0416bfc16c52c45d4847e53fadb6",
+  DiffID: "sha256:7d3a2b6c1e8f9a0b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b",
+};
 
 /** One entry of a result's Vulnerabilities, with every field Trivy writes for an OS package. */
 function osVulnerability(overrides: Json = {}): Json {
@@ -24,14 +27,21 @@ function osVulnerability(overrides: Json = {}): Json {
     VendorIDs: ["DSA-5690-1"],
     PkgID: "libssl3@3.0.11-1~deb12u2",
     PkgName: "libssl3",
-    PkgIdentifier: { PURL: "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12.4", UID: "8c1f3b2a90d4e7f6" },
+    PkgIdentifier: {
+      PURL: "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12.4",
+      UID: "8c1f3b2a90d4e7f6",
+    },
     InstalledVersion: "3.0.11-1~deb12u2",
     FixedVersion: "3.0.13-1~deb12u1",
     Status: "fixed",
     Layer: LAYER,
     SeveritySource: "nvd",
     PrimaryURL: "https://avd.aquasec.com/nvd/cve-2024-20101",
-    DataSource: { ID: "debian", Name: "Debian Security Tracker", URL: "https://salsa.debian.org/security-tracker-team/security-tracker" },
+    DataSource: {
+      ID: "debian",
+      Name: "Debian Security Tracker",
+      URL: "https://salsa.debian.org/security-tracker-team/security-tracker",
+    },
     Title: "openssl: excessive time spent checking long DH keys",
     Description: "Checking excessively long DH keys or parameters may be very slow, allowing a denial of service.",
     Severity: "HIGH",
@@ -41,7 +51,10 @@ function osVulnerability(overrides: Json = {}): Json {
       nvd: { V3Vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H", V3Score: 7.5 },
       redhat: { V3Vector: "CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:N/I:N/A:L", V3Score: 3.7 },
     },
-    References: ["https://www.openssl.org/news/secadv/20240115.txt", "https://security-tracker.debian.org/tracker/CVE-2024-20101"],
+    References: [
+      "https://www.openssl.org/news/secadv/20240115.txt",
+      "https://security-tracker.debian.org/tracker/CVE-2024-20101",
+    ],
     PublishedDate: "2024-01-15T16:15:12.41Z",
     LastModifiedDate: "2024-02-02T11:10:05.87Z",
     ...overrides,
@@ -63,7 +76,11 @@ function npmVulnerability(overrides: Json = {}): Json {
     Layer: LAYER,
     SeveritySource: "ghsa",
     PrimaryURL: "https://avd.aquasec.com/nvd/cve-2024-31001",
-    DataSource: { ID: "ghsa", Name: "GitHub Security Advisory npm", URL: "https://github.com/advisories?query=type%3Areviewed+ecosystem%3Anpm" },
+    DataSource: {
+      ID: "ghsa",
+      Name: "GitHub Security Advisory npm",
+      URL: "https://github.com/advisories?query=type%3Areviewed+ecosystem%3Anpm",
+    },
     Title: "template-kit: code injection via template variable names",
     Description: "template-kit compiles templates with the Function constructor; a crafted variable name runs code.",
     Severity: "CRITICAL",
@@ -103,8 +120,15 @@ function imageReport(results: Json[] = [osResult(), nodeResult()], extra: Json =
       ImageID: "sha256:2b7c4f1a9e0d8c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b",
       DiffIDs: [LAYER.DiffID],
       RepoTags: ["registry.example.com/payments-api:3.2.0"],
-      RepoDigests: ["registry.example.com/payments-api@sha256:4f1c0b9e6a7d8c5b3a2e1f0d9c8b7a6e5f4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b"],
-      ImageConfig: { architecture: "amd64", os: "linux", rootfs: { type: "layers", diff_ids: [LAYER.DiffID] }, config: {} },
+      RepoDigests: [
+        "registry.example.com/payments-api@sha256:4f1c0b9e6a7d8c5b3a2e1f0d9c8b7a6e5f4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+      ],
+      ImageConfig: {
+        architecture: "amd64",
+        os: "linux",
+        rootfs: { type: "layers", diff_ids: [LAYER.DiffID] },
+        config: {},
+      },
     },
     Results: results,
     Trivy: { Version: "0.52.2" },
@@ -119,7 +143,15 @@ function fsReport(results: Json[] = [nodeResult([npmVulnerability()], "package-l
     CreatedAt: "2024-05-02T10:15:00.123456789Z",
     ArtifactName: ".",
     ArtifactType: "filesystem",
-    Metadata: { ImageConfig: { architecture: "", created: "0001-01-01T00:00:00Z", os: "", rootfs: { type: "", diff_ids: null }, config: {} } },
+    Metadata: {
+      ImageConfig: {
+        architecture: "",
+        created: "0001-01-01T00:00:00Z",
+        os: "",
+        rootfs: { type: "", diff_ids: null },
+        config: {},
+      },
+    },
     Results: results,
     Trivy: { Version: "0.52.2" },
     ...extra,
@@ -134,21 +166,35 @@ const one = (vulnerability: Json): Finding => only(parse(fsReport([nodeResult([v
 const invalidErrorsOf = (document: unknown) => invalidErrors(parse, document);
 const pathsOf = (document: unknown) => invalidPaths(parse, document);
 
-
 // ---- tests ----------------------------------------------------------------------------------
 
 describe("trivyReport.detect", () => {
   it("recognises image and filesystem reports", () => {
     expect(trivyReport.detect(imageReport())).toBe(true);
     expect(trivyReport.detect(fsReport())).toBe(true);
-    expect(trivyReport.detect({ SchemaVersion: 2, ArtifactName: "alpine:3.19", ArtifactType: "container_image" })).toBe(true);
+    expect(trivyReport.detect({ SchemaVersion: 2, ArtifactName: "alpine:3.19", ArtifactType: "container_image" })).toBe(
+      true,
+    );
   });
 
   it.each<[string, unknown]>([
-    ["a CycloneDX BOM", { bomFormat: "CycloneDX", specVersion: "1.6", version: 1, components: [], vulnerabilities: [] }],
-    ["a Grype JSON report", { matches: [], source: { type: "image", target: { userInput: "alpine:3.19" } }, descriptor: { name: "grype", version: "0.74.0" } }],
+    [
+      "a CycloneDX BOM",
+      { bomFormat: "CycloneDX", specVersion: "1.6", version: 1, components: [], vulnerabilities: [] },
+    ],
+    [
+      "a Grype JSON report",
+      {
+        matches: [],
+        source: { type: "image", target: { userInput: "alpine:3.19" } },
+        descriptor: { name: "grype", version: "0.74.0" },
+      },
+    ],
     ["a SARIF log", { $schema: "https://json.schemastore.org/sarif-2.1.0.json", version: "2.1.0", runs: [] }],
-    ["a ZAP report", { "@programName": "ZAP", "@version": "2.14.0", "@generated": "Thu, 2 May 2024 10:15:00", site: [] }],
+    [
+      "a ZAP report",
+      { "@programName": "ZAP", "@version": "2.14.0", "@generated": "Thu, 2 May 2024 10:15:00", site: [] },
+    ],
     ["a SchemaVersion 1 report", { SchemaVersion: 1, ArtifactName: "alpine:3.19", Results: [] }],
     ["the legacy bare array of results", [{ Target: "alpine:3.19 (alpine 3.19.1)", Vulnerabilities: null }]],
     ["an object with only SchemaVersion 2", { SchemaVersion: 2 }],
@@ -167,9 +213,21 @@ describe("trivyReport.detect", () => {
 describe("trivyReport.parse — an image report", () => {
   const report = parse(
     imageReport([
-      osResult([osVulnerability(), osVulnerability({ VulnerabilityID: "CVE-2024-20102", Severity: "MEDIUM", CVSS: { nvd: { V3Score: 5.9 } }, CweIDs: ["CWE-1325"] })]),
+      osResult([
+        osVulnerability(),
+        osVulnerability({
+          VulnerabilityID: "CVE-2024-20102",
+          Severity: "MEDIUM",
+          CVSS: { nvd: { V3Score: 5.9 } },
+          CweIDs: ["CWE-1325"],
+        }),
+      ]),
       nodeResult([npmVulnerability()]),
-      { Target: "/usr/src/app/.env", Class: "secret", Secrets: [{ RuleID: "aws-access-key-id", Severity: "CRITICAL", Title: "AWS Access Key ID" }] },
+      {
+        Target: "/usr/src/app/.env",
+        Class: "secret",
+        Secrets: [{ RuleID: "aws-access-key-id", Severity: "CRITICAL", Title: "AWS Access Key ID" }],
+      },
     ]),
   );
 
@@ -209,7 +267,13 @@ describe("trivyReport.parse — an image report", () => {
 
   it("maps a second vulnerability of the same package on its own", () => {
     const finding = report.findings[1]!;
-    expect(finding).toMatchObject({ severity: "medium", cvssScore: 5.9, cwe: "CWE-1325", cve: "CVE-2024-20102", packageName: "libssl3" });
+    expect(finding).toMatchObject({
+      severity: "medium",
+      cvssScore: 5.9,
+      cwe: "CWE-1325",
+      cve: "CVE-2024-20102",
+      packageName: "libssl3",
+    });
     expect(finding.title).toContain("CVE-2024-20102");
     expect(finding.fingerprint).not.toBe(report.findings[0]!.fingerprint);
   });
@@ -286,17 +350,23 @@ describe("trivyReport.parse — severity and score", () => {
   });
 
   it("uses NVD's v3 score when the severity's source has none", () => {
-    const finding = one(osVulnerability({ SeveritySource: "debian", Severity: "MEDIUM", CVSS: { nvd: { V3Score: 5.5 } } }));
+    const finding = one(
+      osVulnerability({ SeveritySource: "debian", Severity: "MEDIUM", CVSS: { nvd: { V3Score: 5.5 } } }),
+    );
     expect(finding.cvssScore).toBe(5.5);
   });
 
   it("uses any vendor's v3 score when neither the source nor NVD has one", () => {
-    const finding = one(osVulnerability({ SeveritySource: "redhat", Severity: "MEDIUM", CVSS: { redhat: { V3Score: 6.1 } } }));
+    const finding = one(
+      osVulnerability({ SeveritySource: "redhat", Severity: "MEDIUM", CVSS: { redhat: { V3Score: 6.1 } } }),
+    );
     expect(finding.cvssScore).toBe(6.1);
   });
 
   it("does not take a CVSS v2 score for a v3 one", () => {
-    const finding = one(osVulnerability({ Severity: "HIGH", CVSS: { nvd: { V2Vector: "AV:N/AC:L/Au:N/C:P/I:P/A:P", V2Score: 7.5 } } }));
+    const finding = one(
+      osVulnerability({ Severity: "HIGH", CVSS: { nvd: { V2Vector: "AV:N/AC:L/Au:N/C:P/I:P/A:P", V2Score: 7.5 } } }),
+    );
     expect(finding.severity).toBe("high");
     expect(finding.cvssScore).toBe(BAND_FLOOR.high);
   });
@@ -325,7 +395,9 @@ describe("trivyReport.parse — CWE, CVE, package, texts", () => {
   });
 
   it("has no CVE when neither the id nor VendorIDs has one", () => {
-    expect(one(npmVulnerability({ VulnerabilityID: "GO-2024-2687", VendorIDs: ["GHSA-4v7x-pqxf-cx7m"] })).cve).toBeNull();
+    expect(
+      one(npmVulnerability({ VulnerabilityID: "GO-2024-2687", VendorIDs: ["GHSA-4v7x-pqxf-cx7m"] })).cve,
+    ).toBeNull();
     expect(one(npmVulnerability({ VulnerabilityID: "GHSA-4v7x-pqxf-cx7m", VendorIDs: undefined })).cve).toBeNull();
   });
 
@@ -398,17 +470,25 @@ describe("trivyReport.parse — CWE, CVE, package, texts", () => {
 describe("trivyReport.parse — Status and empty results", () => {
   it("skips a vulnerability whose Status is not_affected", () => {
     const findings = parse(
-      imageReport([osResult([osVulnerability({ Status: "not_affected" }), osVulnerability({ VulnerabilityID: "CVE-2024-20102" })])]),
+      imageReport([
+        osResult([osVulnerability({ Status: "not_affected" }), osVulnerability({ VulnerabilityID: "CVE-2024-20102" })]),
+      ]),
     ).findings;
     expect(findings.map((f) => f.cve)).toEqual(["CVE-2024-20102"]);
   });
 
-  it.each(["affected", "fixed", "will_not_fix", "fix_deferred", "end_of_life", "under_investigation", "unknown", undefined])(
-    "keeps a vulnerability whose Status is %p",
-    (Status) => {
-      expect(one(npmVulnerability({ Status })).cve).toBe("CVE-2024-31001");
-    },
-  );
+  it.each([
+    "affected",
+    "fixed",
+    "will_not_fix",
+    "fix_deferred",
+    "end_of_life",
+    "under_investigation",
+    "unknown",
+    undefined,
+  ])("keeps a vulnerability whose Status is %p", (Status) => {
+    expect(one(npmVulnerability({ Status })).cve).toBe("CVE-2024-31001");
+  });
 
   it("reads results whose Vulnerabilities are null or absent, and reports with no results", () => {
     const empty = { Target: "requirements.txt", Class: "lang-pkgs", Type: "pip" };
@@ -433,7 +513,17 @@ describe("trivyReport.parse — fingerprints", () => {
   it("do not change when the vulnerability is re-rated or re-worded", () => {
     const before = fingerprints(imageReport([osResult()]));
     const after = fingerprints(
-      imageReport([osResult([osVulnerability({ Severity: "CRITICAL", CVSS: { nvd: { V3Score: 9.1 } }, Title: "reworded", CweIDs: ["CWE-20"], FixedVersion: "3.0.14" })])]),
+      imageReport([
+        osResult([
+          osVulnerability({
+            Severity: "CRITICAL",
+            CVSS: { nvd: { V3Score: 9.1 } },
+            Title: "reworded",
+            CweIDs: ["CWE-20"],
+            FixedVersion: "3.0.14",
+          }),
+        ]),
+      ]),
     );
     expect(after).toEqual(before);
   });
@@ -448,7 +538,8 @@ describe("trivyReport.parse — fingerprints", () => {
   });
 
   it("differ when the id, the package, its version or the target differ", () => {
-    const make = (vulnerability: Json, target = NODE_TARGET) => fingerprints(imageReport([nodeResult([vulnerability], target)]))[0];
+    const make = (vulnerability: Json, target = NODE_TARGET) =>
+      fingerprints(imageReport([nodeResult([vulnerability], target)]))[0];
     const all = [
       make(npmVulnerability()),
       make(npmVulnerability({ VulnerabilityID: "CVE-2024-31009" })),
@@ -461,7 +552,12 @@ describe("trivyReport.parse — fingerprints", () => {
   });
 
   it("differ for the same vulnerability in two targets, giving two findings", () => {
-    const findings = parse(imageReport([nodeResult([npmVulnerability()], "usr/src/app"), nodeResult([npmVulnerability()], "usr/src/worker")])).findings;
+    const findings = parse(
+      imageReport([
+        nodeResult([npmVulnerability()], "usr/src/app"),
+        nodeResult([npmVulnerability()], "usr/src/worker"),
+      ]),
+    ).findings;
     expect(findings).toHaveLength(2);
     expect(findings[0]!.fingerprint).not.toBe(findings[1]!.fingerprint);
   });
@@ -469,11 +565,15 @@ describe("trivyReport.parse — fingerprints", () => {
 
 describe("trivyReport.parse — invalid documents", () => {
   it("rejects an unknown Severity at its JSON Pointer", () => {
-    expect(pathsOf(imageReport([osResult([osVulnerability({ Severity: "SEVERE" })])]))).toContain("/Results/0/Vulnerabilities/0/Severity");
+    expect(pathsOf(imageReport([osResult([osVulnerability({ Severity: "SEVERE" })])]))).toContain(
+      "/Results/0/Vulnerabilities/0/Severity",
+    );
   });
 
   it("points at the right result and vulnerability", () => {
-    const paths = pathsOf(imageReport([osResult(), nodeResult([npmVulnerability(), npmVulnerability({ Severity: "low" })])]));
+    const paths = pathsOf(
+      imageReport([osResult(), nodeResult([npmVulnerability(), npmVulnerability({ Severity: "low" })])]),
+    );
     expect(paths).toEqual(["/Results/1/Vulnerabilities/1/Severity"]);
   });
 
@@ -489,10 +589,26 @@ describe("trivyReport.parse — invalid documents", () => {
     ["SchemaVersion as text", (d) => (d["SchemaVersion"] = "2"), "/SchemaVersion"],
     ["Results that are not an array", (d) => (d["Results"] = { Target: "x" }), "/Results"],
     ["a result without a Target", (d) => delete (d["Results"] as Json[])[0]!["Target"], "/Results/0/Target"],
-    ["Vulnerabilities that are not an array", (d) => ((d["Results"] as Json[])[1]!["Vulnerabilities"] = "none"), "/Results/1/Vulnerabilities"],
-    ["an empty VulnerabilityID", (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["VulnerabilityID"] = ""), "/Results/0/Vulnerabilities/0/VulnerabilityID"],
-    ["a V3Score that is text", (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["CVSS"] = { nvd: { V3Score: "7.5" } }), "/Results/0/Vulnerabilities/0/CVSS/nvd/V3Score"],
-    ["CweIDs that are numbers", (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["CweIDs"] = [79]), "/Results/0/Vulnerabilities/0/CweIDs/0"],
+    [
+      "Vulnerabilities that are not an array",
+      (d) => ((d["Results"] as Json[])[1]!["Vulnerabilities"] = "none"),
+      "/Results/1/Vulnerabilities",
+    ],
+    [
+      "an empty VulnerabilityID",
+      (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["VulnerabilityID"] = ""),
+      "/Results/0/Vulnerabilities/0/VulnerabilityID",
+    ],
+    [
+      "a V3Score that is text",
+      (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["CVSS"] = { nvd: { V3Score: "7.5" } }),
+      "/Results/0/Vulnerabilities/0/CVSS/nvd/V3Score",
+    ],
+    [
+      "CweIDs that are numbers",
+      (d) => (((d["Results"] as Json[])[0]!["Vulnerabilities"] as Json[])[0]!["CweIDs"] = [79]),
+      "/Results/0/Vulnerabilities/0/CweIDs/0",
+    ],
   ])("rejects %s", (_what, spoil, path) => {
     const document = imageReport();
     spoil(document);

@@ -20,7 +20,15 @@ const SITE = "https://app.example";
 // ---- report builders ------------------------------------------------------------------------
 
 function instance(overrides: Json = {}): Json {
-  return asJson({ uri: `${SITE}/search?searchTerm=ZAP`, method: "GET", param: "searchTerm", attack: "", evidence: "", otherinfo: "", ...overrides });
+  return asJson({
+    uri: `${SITE}/search?searchTerm=ZAP`,
+    method: "GET",
+    param: "searchTerm",
+    attack: "",
+    evidence: "",
+    otherinfo: "",
+    ...overrides,
+  });
 }
 
 const RISK_DESC = { "3": "High", "2": "Medium", "1": "Low", "0": "Informational" } as const;
@@ -30,7 +38,13 @@ function alert(overrides: Json = {}): Json {
   const riskcode = (overrides["riskcode"] as keyof typeof RISK_DESC | undefined) ?? "3";
   const instances = (overrides["instances"] as unknown[] | undefined) ?? [
     instance({ attack: "<scrIpt>alert(1);</scRipt>", evidence: "<scrIpt>alert(1);</scRipt>" }),
-    instance({ uri: `${SITE}/comments`, method: "POST", param: "commentBody", attack: "</p><scrIpt>alert(1);</scRipt><p>", evidence: "</p><scrIpt>alert(1);</scRipt><p>" }),
+    instance({
+      uri: `${SITE}/comments`,
+      method: "POST",
+      param: "commentBody",
+      attack: "</p><scrIpt>alert(1);</scRipt><p>",
+      evidence: "</p><scrIpt>alert(1);</scRipt><p>",
+    }),
   ];
   return asJson({
     pluginid: "40012",
@@ -46,7 +60,8 @@ function alert(overrides: Json = {}): Json {
     solution:
       "<p>Phase: Architecture and Design</p><p>Use a vetted library or framework that does not allow this weakness to occur — e.g. &lt;template&gt; escaping, &quot;OWASP ESAPI&quot; &#x2713;</p>",
     otherinfo: "",
-    reference: "<p>https://owasp.org/www-community/attacks/xss/</p><p>https://cwe.mitre.org/data/definitions/79.html</p>",
+    reference:
+      "<p>https://owasp.org/www-community/attacks/xss/</p><p>https://cwe.mitre.org/data/definitions/79.html</p>",
     cweid: "79",
     wascid: "8",
     sourceid: "1",
@@ -67,7 +82,13 @@ function site(alerts: unknown[] = [alert()], name = SITE): Json {
 
 /** ZAP 2.15's traditional JSON report. */
 function zapDocument(sites: unknown[] = [site()], extra: Json = {}): Json {
-  return asJson({ "@programName": "ZAP", "@version": "2.15.0", "@generated": "Thu, 2 May 2024 10:15:00", site: sites, ...extra });
+  return asJson({
+    "@programName": "ZAP",
+    "@version": "2.15.0",
+    "@generated": "Thu, 2 May 2024 10:15:00",
+    site: sites,
+    ...extra,
+  });
 }
 
 const pathsOfInvalid = (document: unknown) => invalidPaths(parse, document);
@@ -172,8 +193,20 @@ describe("zapReport.parse — risk, CWE and texts", () => {
 
   it("skips informational alerts (riskcode 0), keeping the others", () => {
     const findings = findingsOf(
-      alert({ pluginid: "10027", alert: "Information Disclosure - Suspicious Comments", riskcode: "0", cweid: "200", instances: [instance({ uri: `${SITE}/app.js`, param: "" })] }),
-      alert({ pluginid: "10038", alert: "Content Security Policy (CSP) Header Not Set", riskcode: "2", cweid: "693", instances: [instance({ uri: `${SITE}/`, param: "" })] }),
+      alert({
+        pluginid: "10027",
+        alert: "Information Disclosure - Suspicious Comments",
+        riskcode: "0",
+        cweid: "200",
+        instances: [instance({ uri: `${SITE}/app.js`, param: "" })],
+      }),
+      alert({
+        pluginid: "10038",
+        alert: "Content Security Policy (CSP) Header Not Set",
+        riskcode: "2",
+        cweid: "693",
+        instances: [instance({ uri: `${SITE}/`, param: "" })],
+      }),
     );
     expect(findings.map((f) => f.title)).toEqual(["Content Security Policy (CSP) Header Not Set"]);
     expect(findings[0]!.severity).toBe("medium");
@@ -196,27 +229,43 @@ describe("zapReport.parse — risk, CWE and texts", () => {
   });
 
   it("takes the alert's name when it has no `alert` field", () => {
-    const [finding] = findingsOf(alert({ alert: undefined, name: "Absence of Anti-CSRF Tokens", instances: [instance()] }));
+    const [finding] = findingsOf(
+      alert({ alert: undefined, name: "Absence of Anti-CSRF Tokens", instances: [instance()] }),
+    );
     expect(finding!.title).toBe("Absence of Anti-CSRF Tokens");
   });
 
   it("decodes decimal and hexadecimal character references and line breaks in the solution", () => {
-    const [finding] = findingsOf(alert({ solution: "<p>Set&#32;the&#x20;header:<br/>X-Frame-Options: DENY</p>", instances: [instance()] }));
+    const [finding] = findingsOf(
+      alert({ solution: "<p>Set&#32;the&#x20;header:<br/>X-Frame-Options: DENY</p>", instances: [instance()] }),
+    );
     expect(finding!.remediation).toMatch(/^Set the header:\s*\nX-Frame-Options: DENY$/);
   });
 
   it("decodes each entity once: an escaped entity stays an entity in the text", () => {
-    const [finding] = findingsOf(alert({ solution: "<p>Write &amp;lt; rather than &lt;</p>", instances: [instance()] }));
+    const [finding] = findingsOf(
+      alert({ solution: "<p>Write &amp;lt; rather than &lt;</p>", instances: [instance()] }),
+    );
     expect(finding!.remediation).toBe("Write &lt; rather than <");
   });
 
   it("decodes every named HTML entity, and a reference to no character as U+FFFD (never a lone surrogate)", () => {
-    const [finding] = findingsOf(alert({ solution: "<p>Caf&eacute; &mdash; r&eacute;sum&eacute; &hellip; &#xD800;&#0;</p>", instances: [instance()] }));
+    const [finding] = findingsOf(
+      alert({
+        solution: "<p>Caf&eacute; &mdash; r&eacute;sum&eacute; &hellip; &#xD800;&#0;</p>",
+        instances: [instance()],
+      }),
+    );
     expect(finding!.remediation).toBe("Café — résumé … \uFFFD\uFFFD");
   });
 
   it("keeps the alert's other information, as text, in the description", () => {
-    const [finding] = findingsOf(alert({ otherinfo: "<p>The page&#39;s comment mentions &quot;TODO: remove admin&quot;.</p>", instances: [instance()] }));
+    const [finding] = findingsOf(
+      alert({
+        otherinfo: "<p>The page&#39;s comment mentions &quot;TODO: remove admin&quot;.</p>",
+        instances: [instance()],
+      }),
+    );
     expect(finding!.description).toContain(`The page's comment mentions "TODO: remove admin".`);
     expect(hasHtml(finding!.description)).toBe(false);
   });
@@ -229,7 +278,11 @@ describe("zapReport.parse — risk, CWE and texts", () => {
   it("keeps unicode texts and URLs", () => {
     const uri = `${SITE}/recherche?q=%C3%A9t%C3%A9`;
     const [finding] = findingsOf(
-      alert({ alert: "Injection — « données » 日本語 😀", desc: "<p>Données non échappées&nbsp;: 😀 ✓</p>", instances: [instance({ uri, param: "q" })] }),
+      alert({
+        alert: "Injection — « données » 日本語 😀",
+        desc: "<p>Données non échappées&nbsp;: 😀 ✓</p>",
+        instances: [instance({ uri, param: "q" })],
+      }),
     );
     expect(finding!.title).toBe("Injection — « données » 日本語 😀");
     expect(finding!.description).toMatch(/^Données non échappées[ \u00a0]: 😀 ✓/u);
@@ -249,7 +302,8 @@ describe("zapReport.parse — alerts without instances and several sites", () =>
     ["no instance list", { instances: undefined }],
   ])("makes one finding at the site's URL for an alert with %s", (_what, overrides) => {
     const document = zapDocument([site([{ ...alert(), ...overrides }])]);
-    if (overrides["instances"] === undefined) delete ((document["site"] as Json[])[0]!["alerts"] as Json[])[0]!["instances"];
+    if (overrides["instances"] === undefined)
+      delete ((document["site"] as Json[])[0]!["alerts"] as Json[])[0]!["instances"];
     const findings = parse(document).findings;
     expect(findings).toHaveLength(1);
     expect(findings[0]!.location).toBe(SITE);
@@ -260,7 +314,12 @@ describe("zapReport.parse — alerts without instances and several sites", () =>
 
   it("reads every site, each finding at its instance's URL", () => {
     const api = "https://api.example:8443";
-    const report = parse(zapDocument([site([alert({ instances: [instance()] })]), site([alert({ instances: [instance({ uri: `${api}/v1/search?q=x` })] })], api)]));
+    const report = parse(
+      zapDocument([
+        site([alert({ instances: [instance()] })]),
+        site([alert({ instances: [instance({ uri: `${api}/v1/search?q=x` })] })], api),
+      ]),
+    );
     expect(report.findings.map((f) => f.location)).toEqual([`${SITE}/search?searchTerm=ZAP`, `${api}/v1/search?q=x`]);
   });
 
@@ -310,13 +369,18 @@ describe("zapReport.parse — fingerprints", () => {
 });
 
 describe("zapReport.parse — invalid reports", () => {
-
   it("names a riskcode ZAP does not write", () => {
-    expect(pathsOfInvalid(zapDocument([site([alert(), alert({ riskcode: "7" })])]))).toEqual(["/site/0/alerts/1/riskcode"]);
+    expect(pathsOfInvalid(zapDocument([site([alert(), alert({ riskcode: "7" })])]))).toEqual([
+      "/site/0/alerts/1/riskcode",
+    ]);
   });
 
   it("names an alert without a plugin id and an instance without a URI", () => {
-    const paths = pathsOfInvalid(zapDocument([site([alert({ pluginid: undefined }), alert({ instances: [instance(), instance({ uri: undefined })] })])]));
+    const paths = pathsOfInvalid(
+      zapDocument([
+        site([alert({ pluginid: undefined }), alert({ instances: [instance(), instance({ uri: undefined })] })]),
+      ]),
+    );
     expect(paths).toEqual(expect.arrayContaining(["/site/0/alerts/0/pluginid", "/site/0/alerts/1/instances/1/uri"]));
   });
 

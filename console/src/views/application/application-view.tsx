@@ -51,7 +51,8 @@ export function ApplicationView({ id }: { id: string }) {
                 <ul class={styles.violations}>
                   {app.policyEvaluation.violations.map((v) => (
                     <li key={v.policyId}>
-                      {v.policyName} ({v.action.toLowerCase()}): {v.vulnerabilityIds.length} vulnerabilit{v.vulnerabilityIds.length === 1 ? "y" : "ies"}
+                      {v.policyName} ({v.action.toLowerCase()}): {v.vulnerabilityIds.length} vulnerabilit
+                      {v.vulnerabilityIds.length === 1 ? "y" : "ies"}
                     </li>
                   ))}
                 </ul>

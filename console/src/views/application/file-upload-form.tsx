@@ -48,7 +48,9 @@ export function FileUploadForm<R>(props: FileUploadFormProps<R>) {
     try {
       setAnswer({ value: await props.send(file, token) });
     } catch (err) {
-      setError(err instanceof ApiRequestError ? err.apiError : { title: "The upload failed", detail: (err as Error).message });
+      setError(
+        err instanceof ApiRequestError ? err.apiError : { title: "The upload failed", detail: (err as Error).message },
+      );
     } finally {
       setBusy(false);
     }
@@ -72,7 +74,12 @@ export function FileUploadForm<R>(props: FileUploadFormProps<R>) {
         }}
       >
         <label for={`${props.id}-file`}>{props.label}</label>
-        <input id={`${props.id}-file`} type="file" accept={props.accept} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        <input
+          id={`${props.id}-file`}
+          type="file"
+          accept={props.accept}
+          onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+        />
         <p class={styles.hint}>
           {props.hint}
           {file ? ` Chosen: ${file.name}.` : ""}

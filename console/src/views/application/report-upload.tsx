@@ -4,7 +4,11 @@ import { restRequest } from "../../rest.ts";
 import { FileUploadForm, uploadHeaders } from "./file-upload-form.tsx";
 
 const reportType = (name: string) =>
-  name.endsWith(".sarif") ? "application/sarif+json" : /\.(cdx|bom)\.json$/.test(name) ? "application/vnd.cyclonedx+json" : "application/json";
+  name.endsWith(".sarif")
+    ? "application/sarif+json"
+    : /\.(cdx|bom)\.json$/.test(name)
+      ? "application/vnd.cyclonedx+json"
+      : "application/json";
 
 interface RecordedScan {
   id: string;
@@ -24,9 +28,16 @@ export function ReportUpload({ applicationId }: { applicationId: string }) {
       submitting="Uploading…"
       nothingChosen={{ title: "No report chosen", detail: "Choose a report file or drop one on the box first." }}
       send={(file, token) =>
-        restRequest<RecordedScan>(token, "POST", `/applications/${encodeURIComponent(applicationId)}/scan-reports`, { body: file, headers: uploadHeaders(file, reportType) })
+        restRequest<RecordedScan>(token, "POST", `/applications/${encodeURIComponent(applicationId)}/scan-reports`, {
+          body: file,
+          headers: uploadHeaders(file, reportType),
+        })
       }
-      result={(scan) => <p>Report accepted: a {scan.scanType} scan{scan.source?.tool ? ` by ${scan.source.tool}` : ""} was recorded.</p>}
+      result={(scan) => (
+        <p>
+          Report accepted: a {scan.scanType} scan{scan.source?.tool ? ` by ${scan.source.tool}` : ""} was recorded.
+        </p>
+      )}
     />
   );
 }

@@ -26,7 +26,15 @@ function withEvents(scans: readonly ApplicationScan[], events: ReadonlyMap<strin
   ];
 }
 
-export function ScansSection({ applicationId, events, refreshes }: { applicationId: string; events: ReadonlyMap<string, ScanEvent>; refreshes: number }) {
+export function ScansSection({
+  applicationId,
+  events,
+  refreshes,
+}: {
+  applicationId: string;
+  events: ReadonlyMap<string, ScanEvent>;
+  refreshes: number;
+}) {
   const [first, setFirst] = useState(STEP);
   const result = useApplicationScans(applicationId, first, refreshes);
   if (result.error && !result.data) return <ErrorNotice error={fromCombinedError(result.error)} />;
@@ -47,7 +55,9 @@ export function ScansSection({ applicationId, events, refreshes }: { application
               <Badge kind="status" value={scan.status} />
               {scan.failure && <div>{scan.failure.reason}</div>}
             </td>
-            <td>{scan.source ? `${scan.source.tool}${scan.source.toolVersion ? ` ${scan.source.toolVersion}` : ""}` : "—"}</td>
+            <td>
+              {scan.source ? `${scan.source.tool}${scan.source.toolVersion ? ` ${scan.source.toolVersion}` : ""}` : "—"}
+            </td>
             <td>{scan.triggeredBy ?? "—"}</td>
             <td>
               <Time value={scan.startedAt} />

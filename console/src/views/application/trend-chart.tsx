@@ -26,10 +26,22 @@ function options(width: number, hourly: boolean): uPlot.Options {
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     axes: [
-      { stroke: "#344054", grid: { stroke: "#eaecf0" }, ...(hourly ? {} : { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" })) }) },
+      {
+        stroke: "#344054",
+        grid: { stroke: "#eaecf0" },
+        ...(hourly
+          ? {}
+          : {
+              values: (_u: uPlot, ticks: number[]) =>
+                ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" })),
+            }),
+      },
       { stroke: "#344054", grid: { stroke: "#eaecf0" }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
     ],
-    series: [{}, ...SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: [...s.dash], points: { show: false } }))],
+    series: [
+      {},
+      ...SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: [...s.dash], points: { show: false } })),
+    ],
   };
 }
 
@@ -41,21 +53,29 @@ export function TrendChart({ points, hourly }: { points: readonly TrendPoint[]; 
     let chart: uPlot | undefined;
     let observer: ResizeObserver | undefined;
     let gone = false;
-    void import("uplot").then(({ default: UPlot }) => {
-      if (gone || !box.current) return;
-      const data: uPlot.AlignedData = [points.map((p) => Date.parse(p.at) / 1000), ...SERIES.map((s) => points.map((p) => p[s.key]))];
-      chart = new UPlot(options(box.current.clientWidth, hourly), data, box.current);
-      observer = new ResizeObserver(() => {
-        if (box.current && chart && box.current.clientWidth !== chart.width) chart.setSize({ width: box.current.clientWidth, height: HEIGHT });
-      });
-      observer.observe(box.current);
-    }, () => setUnavailable(true));
+    void import("uplot").then(
+      ({ default: UPlot }) => {
+        if (gone || !box.current) return;
+        const data: uPlot.AlignedData = [
+          points.map((p) => Date.parse(p.at) / 1000),
+          ...SERIES.map((s) => points.map((p) => p[s.key])),
+        ];
+        chart = new UPlot(options(box.current.clientWidth, hourly), data, box.current);
+        observer = new ResizeObserver(() => {
+          if (box.current && chart && box.current.clientWidth !== chart.width)
+            chart.setSize({ width: box.current.clientWidth, height: HEIGHT });
+        });
+        observer.observe(box.current);
+      },
+      () => setUnavailable(true),
+    );
     return () => {
       gone = true;
       observer?.disconnect();
       chart?.destroy();
     };
   }, [points, hourly]);
-  if (unavailable) return <p>The chart could not be loaded: its numbers are in the table below (reload the page to try again).</p>;
+  if (unavailable)
+    return <p>The chart could not be loaded: its numbers are in the table below (reload the page to try again).</p>;
   return <div ref={box} class={styles.chart} />;
 }

@@ -26,7 +26,11 @@ export function TrendSection({ applicationId, refreshes }: { applicationId: stri
     <>
       <div class={styles.controls}>
         <label for="trend-period">Period</label>
-        <select id="trend-period" value={period.label} onChange={(e) => setPeriod(PERIODS.find((p) => p.label === e.currentTarget.value) ?? PERIODS[1]!)}>
+        <select
+          id="trend-period"
+          value={period.label}
+          onChange={(e) => setPeriod(PERIODS.find((p) => p.label === e.currentTarget.value) ?? PERIODS[1]!)}
+        >
           {PERIODS.map((p) => (
             <option key={p.label} value={p.label}>
               {p.label}
@@ -53,7 +57,11 @@ export function TrendSection({ applicationId, refreshes }: { applicationId: stri
           </div>
           <details class={styles.numbers}>
             <summary>The chart's numbers</summary>
-            <DataTable label="Open vulnerabilities over time" caption={`${description}: the count at each point`} columns={["At", "Critical", "High", "Medium", "Low"]}>
+            <DataTable
+              label="Open vulnerabilities over time"
+              caption={`${description}: the count at each point`}
+              columns={["At", "Critical", "High", "Medium", "Low"]}
+            >
               {[...trend.points].reverse().map((p) => (
                 <tr key={p.at}>
                   <th scope="row">

@@ -32,7 +32,11 @@ export function TriggerScan({ applicationId }: { applicationId: string }) {
       <h3 id="trigger-heading">Trigger a scan</h3>
       <div class={styles.row}>
         <label for="scan-type">Scan type</label>
-        <select id="scan-type" value={scanType} onChange={(e) => setScanType(e.currentTarget.value as (typeof TYPES)[number])}>
+        <select
+          id="scan-type"
+          value={scanType}
+          onChange={(e) => setScanType(e.currentTarget.value as (typeof TYPES)[number])}
+        >
           {TYPES.map((t) => (
             <option key={t} value={t}>
               {t.toLowerCase()}

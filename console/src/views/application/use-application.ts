@@ -18,10 +18,28 @@ const ApplicationDetails = graphql(`
       repoUrl
       serviceUrl
       tags
-      policyEvaluation { decision violations { policyId policyName action vulnerabilityIds } }
+      policyEvaluation {
+        decision
+        violations {
+          policyId
+          policyName
+          action
+          vulnerabilityIds
+        }
+      }
       vulnerabilityCounts {
-        unresolvedBySeverity { critical high medium low }
-        byStatus { open inProgress resolved accepted }
+        unresolvedBySeverity {
+          critical
+          high
+          medium
+          low
+        }
+        byStatus {
+          open
+          inProgress
+          resolved
+          accepted
+        }
       }
     }
   }
@@ -33,7 +51,9 @@ const ApplicationScans = graphql(`
       id
       scans(first: $first) {
         totalCount
-        pageInfo { hasNextPage }
+        pageInfo {
+          hasNextPage
+        }
         edges {
           node {
             id
@@ -43,9 +63,21 @@ const ApplicationScans = graphql(`
             createdAt
             startedAt
             completedAt
-            summary { totalFindings critical high medium low }
-            source { kind tool toolVersion }
-            failure { reason }
+            summary {
+              totalFindings
+              critical
+              high
+              medium
+              low
+            }
+            source {
+              kind
+              tool
+              toolVersion
+            }
+            failure {
+              reason
+            }
           }
         }
       }
@@ -59,9 +91,27 @@ const ApplicationVulnerabilities = graphql(`
       id
       vulnerabilities(filter: $filter, first: $first, after: $after) {
         totalCount
-        pageInfo { hasNextPage endCursor }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
         edges {
-          node { id title severity status cwe cve cvssScore tool location scanType createdAt analysis { state } }
+          node {
+            id
+            title
+            severity
+            status
+            cwe
+            cve
+            cvssScore
+            tool
+            location
+            scanType
+            createdAt
+            analysis {
+              state
+            }
+          }
         }
       }
     }
@@ -71,7 +121,10 @@ const ApplicationVulnerabilities = graphql(`
 /** Another client's triage (a VEX document, a report's decision): only that something changed matters here. */
 const VulnerabilityUpdated = graphql(`
   subscription VulnerabilityUpdated($applicationId: ID, $after: String) {
-    vulnerabilityUpdated(applicationId: $applicationId, after: $after) { cursor id }
+    vulnerabilityUpdated(applicationId: $applicationId, after: $after) {
+      cursor
+      id
+    }
   }
 `);
 
@@ -89,15 +142,23 @@ export function useApplicationLive(applicationId: string) {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
   const [refreshes, setRefreshes] = useState(0);
   const refresh = useCoalesced(() => setRefreshes((n) => n + 1), 200);
-  useLiveSubscription(ScanUpdated, { applicationId }, {
-    onData: ({ scanUpdated }) => {
-      setEvents((known) => remember(known, scanUpdated));
-      if (scanUpdated.status !== "QUEUED") refresh();
+  useLiveSubscription(
+    ScanUpdated,
+    { applicationId },
+    {
+      onData: ({ scanUpdated }) => {
+        setEvents((known) => remember(known, scanUpdated));
+        if (scanUpdated.status !== "QUEUED") refresh();
+      },
+      // A drop the replay could not bridge: what the queries showed may be out of date.
+      onStale: () => setRefreshes((n) => n + 1),
     },
-    // A drop the replay could not bridge: what the queries showed may be out of date.
-    onStale: () => setRefreshes((n) => n + 1),
-  });
-  useLiveSubscription(VulnerabilityUpdated, { applicationId }, { onData: refresh, onStale: () => setRefreshes((n) => n + 1) });
+  );
+  useLiveSubscription(
+    VulnerabilityUpdated,
+    { applicationId },
+    { onData: refresh, onStale: () => setRefreshes((n) => n + 1) },
+  );
   return { events, refreshes, refresh };
 }
 
@@ -111,7 +172,13 @@ export function useApplicationScans(id: string, first: number, refreshes: number
   return useRefreshed(result, refetch, refreshes);
 }
 
-export function useApplicationVulnerabilities(id: string, filter: VulnerabilityFilter, first: number, after: string | null, refreshes: number) {
+export function useApplicationVulnerabilities(
+  id: string,
+  filter: VulnerabilityFilter,
+  first: number,
+  after: string | null,
+  refreshes: number,
+) {
   const [result, refetch] = useQuery({ query: ApplicationVulnerabilities, variables: { id, filter, first, after } });
   return useRefreshed(result, refetch, refreshes);
 }

@@ -14,7 +14,8 @@ interface VexOutcome {
 
 const statements = (n: number) => `${n} statement${n === 1 ? "" : "s"}`;
 
-const vexType = (name: string) => (/\.(cdx|bom|vex\.cdx)\.json$/.test(name) ? "application/vnd.cyclonedx+json" : "application/json");
+const vexType = (name: string) =>
+  /\.(cdx|bom|vex\.cdx)\.json$/.test(name) ? "application/vnd.cyclonedx+json" : "application/json";
 
 export function VexUpload({ applicationId, onApplied }: { applicationId: string; onApplied: () => void }) {
   return (
@@ -28,15 +29,20 @@ export function VexUpload({ applicationId, onApplied }: { applicationId: string;
       submitting="Applying…"
       nothingChosen={{ title: "No VEX document chosen", detail: "Choose a VEX file or drop one on the box first." }}
       send={async (file, token) => {
-        const outcome = await restRequest<VexOutcome>(token, "POST", `/applications/${encodeURIComponent(applicationId)}/vex`, { body: file, headers: uploadHeaders(file, vexType) });
+        const outcome = await restRequest<VexOutcome>(
+          token,
+          "POST",
+          `/applications/${encodeURIComponent(applicationId)}/vex`,
+          { body: file, headers: uploadHeaders(file, vexType) },
+        );
         onApplied();
         return outcome;
       }}
       result={(outcome) => (
         <>
           <p class={styles.outcome}>
-            VEX document applied: {outcome.applied} applied (a vulnerability's status or analysis changed), {outcome.unchanged} unchanged,{" "}
-            {outcome.pending} pending (kept for findings not seen yet).
+            VEX document applied: {outcome.applied} applied (a vulnerability's status or analysis changed),{" "}
+            {outcome.unchanged} unchanged, {outcome.pending} pending (kept for findings not seen yet).
           </p>
           {outcome.errors.length > 0 && (
             <>

@@ -24,7 +24,10 @@ const pick = <T extends string>(values: readonly T[], value: string | undefined)
 
 export function VulnerabilitiesSection({ applicationId, refreshes }: { applicationId: string; refreshes: number }) {
   const { path, query, route } = useLocation();
-  const filter: VulnerabilityFilter = { severity: pick(SEVERITIES, query.severity), status: pick(STATUSES, query.status) };
+  const filter: VulnerabilityFilter = {
+    severity: pick(SEVERITIES, query.severity),
+    status: pick(STATUSES, query.status),
+  };
   // Cursors of the pages before the current one (the first page has none).
   const [cursors, setCursors] = useState<string[]>([]);
   // The rows whose details are open.
@@ -52,7 +55,13 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
   return (
     <>
       <form class={styles.filters} onSubmit={(e) => e.preventDefault()} aria-label="Filter vulnerabilities">
-        <FilterSelect name="severity" label="Severity" values={SEVERITIES} value={filter.severity} onChange={setFilter} />
+        <FilterSelect
+          name="severity"
+          label="Severity"
+          values={SEVERITIES}
+          value={filter.severity}
+          onChange={setFilter}
+        />
         <FilterSelect name="status" label="Status" values={STATUSES} value={filter.status} onChange={setFilter} />
       </form>
       {result.error && <ErrorNotice error={fromCombinedError(result.error)} />}
@@ -68,45 +77,62 @@ export function VulnerabilitiesSection({ applicationId, refreshes }: { applicati
           <DataTable label="Vulnerabilities" caption="Vulnerabilities, newest first" columns={COLUMNS}>
             {connection.edges.map(({ node: v }) => (
               <Fragment key={v.id}>
-              <tr>
-                <th scope="row">{v.title}</th>
-                <td>
-                  <Badge kind="severity" value={v.severity} />
-                </td>
-                <td>
-                  <Badge kind="status" value={v.status} />
-                  {v.analysis && <div class={styles.state}>{v.analysis.state.toLowerCase().replace(/_/g, " ")}</div>}
-                </td>
-                <td>{v.cvssScore.toFixed(1)}</td>
-                <td>
-                  {v.cwe}
-                  {v.cve && <div>{v.cve}</div>}
-                </td>
-                <td>{v.tool}</td>
-                <td>
-                  <code>{v.location ?? "—"}</code>
-                </td>
-                <td>
-                  <Time value={v.createdAt} />
-                </td>
-                <td>
-                  <button type="button" class="secondary" aria-expanded={opened.has(v.id)} aria-controls={`details-${v.id}`} aria-label={`Details of ${v.title}`} onClick={() => toggle(v.id)}>
-                    Details
-                  </button>
-                </td>
-              </tr>
-              {opened.has(v.id) && (
-                <tr id={`details-${v.id}`}>
-                  <td colSpan={COLUMNS.length}>
-                    <VulnerabilityDetails applicationId={applicationId} id={v.id} title={v.title} refreshes={refreshes} />
+                <tr>
+                  <th scope="row">{v.title}</th>
+                  <td>
+                    <Badge kind="severity" value={v.severity} />
+                  </td>
+                  <td>
+                    <Badge kind="status" value={v.status} />
+                    {v.analysis && <div class={styles.state}>{v.analysis.state.toLowerCase().replace(/_/g, " ")}</div>}
+                  </td>
+                  <td>{v.cvssScore.toFixed(1)}</td>
+                  <td>
+                    {v.cwe}
+                    {v.cve && <div>{v.cve}</div>}
+                  </td>
+                  <td>{v.tool}</td>
+                  <td>
+                    <code>{v.location ?? "—"}</code>
+                  </td>
+                  <td>
+                    <Time value={v.createdAt} />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-expanded={opened.has(v.id)}
+                      aria-controls={`details-${v.id}`}
+                      aria-label={`Details of ${v.title}`}
+                      onClick={() => toggle(v.id)}
+                    >
+                      Details
+                    </button>
                   </td>
                 </tr>
-              )}
+                {opened.has(v.id) && (
+                  <tr id={`details-${v.id}`}>
+                    <td colSpan={COLUMNS.length}>
+                      <VulnerabilityDetails
+                        applicationId={applicationId}
+                        id={v.id}
+                        title={v.title}
+                        refreshes={refreshes}
+                      />
+                    </td>
+                  </tr>
+                )}
               </Fragment>
             ))}
           </DataTable>
           <nav aria-label="Vulnerability pages" class={styles.pager}>
-            <button type="button" class="secondary" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={cursors.length === 0}
+              onClick={() => setCursors((c) => c.slice(0, -1))}
+            >
               Previous page
             </button>
             <button

@@ -64,7 +64,11 @@ function PortfolioPage({ after, first, last, refreshes, latest, onMore }: PagePr
           {applications.totalCount} application{applications.totalCount === 1 ? "" : "s"}, newest first.
         </p>
       )}
-      <DataTable label={first ? "Applications" : "More applications"} caption={first ? "Applications" : undefined} columns={COLUMNS}>
+      <DataTable
+        label={first ? "Applications" : "More applications"}
+        caption={first ? "Applications" : undefined}
+        columns={COLUMNS}
+      >
         {applications.edges.map(({ node }) => (
           <ApplicationRow key={node.id} app={node} latest={latest} />
         ))}

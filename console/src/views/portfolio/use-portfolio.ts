@@ -10,16 +10,32 @@ const Portfolio = graphql(`
   query Portfolio($first: Int!, $after: String) {
     applications(first: $first, after: $after) {
       totalCount
-      pageInfo { hasNextPage endCursor }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
       edges {
         node {
           id
           name
           owner
           criticality
-          policyEvaluation { decision }
-          vulnerabilityCounts { unresolvedBySeverity { critical high medium low } }
-          latestScans { id scanType status }
+          policyEvaluation {
+            decision
+          }
+          vulnerabilityCounts {
+            unresolvedBySeverity {
+              critical
+              high
+              medium
+              low
+            }
+          }
+          latestScans {
+            id
+            scanType
+            status
+          }
         }
       }
     }
@@ -40,14 +56,18 @@ export function usePortfolioLive() {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
   const [refreshes, setRefreshes] = useState(0);
   const refresh = useCoalesced(() => setRefreshes((n) => n + 1), 500);
-  useLiveSubscription(ScanUpdated, { applicationId: null }, {
-    onData: ({ scanUpdated }) => {
-      setEvents((known) => remember(known, scanUpdated));
-      if (scanUpdated.status === "COMPLETED" || scanUpdated.status === "FAILED") refresh();
+  useLiveSubscription(
+    ScanUpdated,
+    { applicationId: null },
+    {
+      onData: ({ scanUpdated }) => {
+        setEvents((known) => remember(known, scanUpdated));
+        if (scanUpdated.status === "COMPLETED" || scanUpdated.status === "FAILED") refresh();
+      },
+      // A drop the replay could not bridge: what the queries showed may be out of date.
+      onStale: () => setRefreshes((n) => n + 1),
     },
-    // A drop the replay could not bridge: what the queries showed may be out of date.
-    onStale: () => setRefreshes((n) => n + 1),
-  });
+  );
   return { events, refreshes };
 }
 

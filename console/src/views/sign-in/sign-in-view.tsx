@@ -14,7 +14,10 @@ async function check(token: string): Promise<ApiError | null> {
     });
     if (response.ok) return null;
     const body = (await response.json().catch(() => ({}))) as { errors?: { message: string }[] };
-    return fromProblem({ title: response.status === 401 ? "Unauthorized" : undefined, detail: body.errors?.[0]?.message }, response.status);
+    return fromProblem(
+      { title: response.status === 401 ? "Unauthorized" : undefined, detail: body.errors?.[0]?.message },
+      response.status,
+    );
   } catch (err) {
     return { title: "The service could not be reached", detail: (err as Error).message };
   }

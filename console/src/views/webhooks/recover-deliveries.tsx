@@ -15,7 +15,15 @@ function localMinute(iso: string): string {
  * Recover: the events since a moment whose deliveries to this subscription failed or were dropped
  * are sent again as new deliveries (recoverWebhookDeliveries); says how many were queued.
  */
-export function RecoverDeliveries({ webhookId, createdAt, onRecovered }: { webhookId: string; createdAt: string; onRecovered: () => void }) {
+export function RecoverDeliveries({
+  webhookId,
+  createdAt,
+  onRecovered,
+}: {
+  webhookId: string;
+  createdAt: string;
+  onRecovered: () => void;
+}) {
   const [since, setSince] = useState(() => localMinute(createdAt));
   const [state, recover] = useRecover();
   const [done, setDone] = useState<string | null>(null);
@@ -37,10 +45,19 @@ export function RecoverDeliveries({ webhookId, createdAt, onRecovered }: { webho
   return (
     <form class={styles.recover} onSubmit={submit} aria-labelledby="recover-heading">
       <h3 id="recover-heading">Recover failed and dropped deliveries</h3>
-      <p class={styles.hint}>Once the endpoint works again: sends again, as new deliveries, every event since this moment whose delivery failed or was dropped.</p>
+      <p class={styles.hint}>
+        Once the endpoint works again: sends again, as new deliveries, every event since this moment whose delivery
+        failed or was dropped.
+      </p>
       <div class={styles.row}>
         <label for="recover-since">Since</label>
-        <input id="recover-since" type="datetime-local" required value={since} onInput={(e) => setSince(e.currentTarget.value)} />
+        <input
+          id="recover-since"
+          type="datetime-local"
+          required
+          value={since}
+          onInput={(e) => setSince(e.currentTarget.value)}
+        />
         <button type="submit" class="primary" disabled={state.fetching || !since}>
           Recover
         </button>

@@ -6,7 +6,16 @@ const Webhooks = graphql(`
   query Webhooks {
     webhooks(first: 500) {
       totalCount
-      edges { node { id name url events status createdAt } }
+      edges {
+        node {
+          id
+          name
+          url
+          events
+          status
+          createdAt
+        }
+      }
     }
   }
 `);
@@ -21,7 +30,9 @@ const WebhookDeliveries = graphql(`
       status
       createdAt
       deliveries(first: $first) {
-        pageInfo { hasNextPage }
+        pageInfo {
+          hasNextPage
+        }
         edges {
           node {
             id
@@ -31,7 +42,12 @@ const WebhookDeliveries = graphql(`
             createdAt
             nextAttemptAt
             waiting
-            attempts { attemptedAt statusCode durationMs error }
+            attempts {
+              attemptedAt
+              statusCode
+              durationMs
+              error
+            }
           }
         }
       }
@@ -41,13 +57,18 @@ const WebhookDeliveries = graphql(`
 
 const Redeliver = graphql(`
   mutation Redeliver($webhookId: ID!, $deliveryId: ID!) {
-    redeliverWebhookDelivery(webhookId: $webhookId, deliveryId: $deliveryId) { id status }
+    redeliverWebhookDelivery(webhookId: $webhookId, deliveryId: $deliveryId) {
+      id
+      status
+    }
   }
 `);
 
 const Recover = graphql(`
   mutation RecoverWebhookDeliveries($webhookId: ID!, $since: DateTime!) {
-    recoverWebhookDeliveries(webhookId: $webhookId, since: $since) { deliveries }
+    recoverWebhookDeliveries(webhookId: $webhookId, since: $since) {
+      deliveries
+    }
   }
 `);
 

@@ -61,7 +61,11 @@ export function WebhookView({ id }: { id: string }) {
           {webhook.deliveries.edges.length === 0 ? (
             <Empty>Nothing delivered yet: deliveries appear when an event this subscription lists happens.</Empty>
           ) : (
-            <DataTable label="Deliveries" caption="Deliveries, newest first, with every attempt" columns={["Event", "Status", "Created", "Next attempt", "Attempts", "Action"]}>
+            <DataTable
+              label="Deliveries"
+              caption="Deliveries, newest first, with every attempt"
+              columns={["Event", "Status", "Created", "Next attempt", "Attempts", "Action"]}
+            >
               {webhook.deliveries.edges.map(({ node: d }) => (
                 <tr key={d.id}>
                   <th scope="row">
@@ -70,27 +74,45 @@ export function WebhookView({ id }: { id: string }) {
                   </th>
                   <td>
                     <Badge kind="status" value={d.status} />
-                    {d.waiting === "ENDPOINT_RECOVERY" && <span class={styles.waiting}>waiting: held back until the endpoint recovers</span>}
+                    {d.waiting === "ENDPOINT_RECOVERY" && (
+                      <span class={styles.waiting}>waiting: held back until the endpoint recovers</span>
+                    )}
                   </td>
                   <td>
                     <Time value={d.createdAt} />
                   </td>
-                  <td>{d.waiting === "ENDPOINT_RECOVERY" ? "when the endpoint recovers" : <Time value={d.nextAttemptAt} />}</td>
+                  <td>
+                    {d.waiting === "ENDPOINT_RECOVERY" ? (
+                      "when the endpoint recovers"
+                    ) : (
+                      <Time value={d.nextAttemptAt} />
+                    )}
+                  </td>
                   <td>
                     {d.attempts.length === 0 ? (
                       "none yet"
                     ) : (
-                      <ol class={styles.attempts} aria-label={`${d.attempts.length} ${d.attempts.length === 1 ? "attempt" : "attempts"}`}>
+                      <ol
+                        class={styles.attempts}
+                        aria-label={`${d.attempts.length} ${d.attempts.length === 1 ? "attempt" : "attempts"}`}
+                      >
                         {d.attempts.map((a) => (
                           <li key={a.attemptedAt}>
-                            <Time value={a.attemptedAt} />: {a.statusCode ?? "no answer"} in {a.durationMs} ms{a.error ? ` (${a.error})` : ""}
+                            <Time value={a.attemptedAt} />: {a.statusCode ?? "no answer"} in {a.durationMs} ms
+                            {a.error ? ` (${a.error})` : ""}
                           </li>
                         ))}
                       </ol>
                     )}
                   </td>
                   <td>
-                    <button type="button" class="secondary" disabled={redelivery.fetching} onClick={() => again(d)} aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={redelivery.fetching}
+                      onClick={() => again(d)}
+                      aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}
+                    >
                       Redeliver
                     </button>
                   </td>

@@ -19,7 +19,11 @@ export function WebhooksView() {
       ) : result.data.webhooks.totalCount === 0 ? (
         <Empty>No webhook subscriptions. Create one with POST /webhooks or the createWebhook mutation.</Empty>
       ) : (
-        <DataTable label="Webhook subscriptions" caption="Subscriptions" columns={["Name", "URL", "Events", "Status", "Created"]}>
+        <DataTable
+          label="Webhook subscriptions"
+          caption="Subscriptions"
+          columns={["Name", "URL", "Events", "Status", "Created"]}
+        >
           {result.data.webhooks.edges.map(({ node: w }) => (
             <tr key={w.id}>
               <th scope="row">

@@ -12,7 +12,10 @@ function liveCookies(r: ObservedResponse): Cookie[] {
     .all("set-cookie")
     .flatMap((header) => parseSetCookie(header, { decodeValues: false, split: false }))
     .filter((cookie) => cookie.name !== "")
-    .filter((cookie) => !(cookie.maxAge !== undefined && cookie.maxAge <= 0) && !(cookie.expires && cookie.expires.getTime() < now));
+    .filter(
+      (cookie) =>
+        !(cookie.maxAge !== undefined && cookie.maxAge <= 0) && !(cookie.expires && cookie.expires.getTime() < now),
+    );
 }
 
 const hitFor = (cookie: Cookie): RuleHit => ({ param: cookie.name, evidence: `set-cookie: ${cookie.name}` });
@@ -26,10 +29,17 @@ export const cookieWithoutHttpOnly: PassiveRule = {
   cweId: 1004,
   wascId: 13,
   inspects: "every `Set-Cookie` (deletions left out): no `HttpOnly` attribute",
-  description: "A cookie is set without the HttpOnly attribute, so scripts in the page can read it; a cross-site scripting flaw can then steal it (a session cookie, for instance).",
+  description:
+    "A cookie is set without the HttpOnly attribute, so scripts in the page can read it; a cross-site scripting flaw can then steal it (a session cookie, for instance).",
   solution: "Set the HttpOnly attribute on every cookie that scripts do not need to read.",
-  references: ["https://owasp.org/www-community/HttpOnly", "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Set-Cookie"],
-  check: (r) => liveCookies(r).filter((cookie) => !cookie.httpOnly).map(hitFor),
+  references: [
+    "https://owasp.org/www-community/HttpOnly",
+    "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Set-Cookie",
+  ],
+  check: (r) =>
+    liveCookies(r)
+      .filter((cookie) => !cookie.httpOnly)
+      .map(hitFor),
 };
 
 export const cookieWithoutSecure: PassiveRule = {
@@ -41,13 +51,21 @@ export const cookieWithoutSecure: PassiveRule = {
   cweId: 614,
   wascId: 13,
   inspects: "`Set-Cookie` on https responses (deletions left out): no `Secure` attribute",
-  description: "A cookie set over https lacks the Secure attribute, so the browser also sends it over unencrypted http connections, where anyone on the network can read it.",
+  description:
+    "A cookie set over https lacks the Secure attribute, so the browser also sends it over unencrypted http connections, where anyone on the network can read it.",
   solution: "Set the Secure attribute on every cookie a site served over https sets.",
   references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Set-Cookie"],
-  check: (r) => (isHttps(r) ? liveCookies(r).filter((cookie) => !cookie.secure).map(hitFor) : []),
+  check: (r) =>
+    isHttps(r)
+      ? liveCookies(r)
+          .filter((cookie) => !cookie.secure)
+          .map(hitFor)
+      : [],
 };
 
-const SAME_SITE = { references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Set-Cookie#samesitesamesite-value"] };
+const SAME_SITE = {
+  references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Set-Cookie#samesitesamesite-value"],
+};
 
 export const cookieWithoutSameSite: PassiveRule = {
   pluginId: 10054,
@@ -58,10 +76,14 @@ export const cookieWithoutSameSite: PassiveRule = {
   cweId: 1275,
   wascId: 13,
   inspects: "every `Set-Cookie` (deletions left out): no `SameSite` attribute",
-  description: "A cookie is set without a SameSite attribute, so it may be sent along with requests other sites make, the basis of cross-site request forgery and some timing attacks.",
+  description:
+    "A cookie is set without a SameSite attribute, so it may be sent along with requests other sites make, the basis of cross-site request forgery and some timing attacks.",
   solution: "Set SameSite=Lax (or Strict) on every cookie.",
   ...SAME_SITE,
-  check: (r) => liveCookies(r).filter((cookie) => cookie.sameSite === undefined).map(hitFor),
+  check: (r) =>
+    liveCookies(r)
+      .filter((cookie) => cookie.sameSite === undefined)
+      .map(hitFor),
 };
 
 export const cookieSameSiteNone: PassiveRule = {
@@ -73,10 +95,14 @@ export const cookieSameSiteNone: PassiveRule = {
   cweId: 1275,
   wascId: 13,
   inspects: "every `Set-Cookie` (deletions left out): `SameSite=None`",
-  description: "A cookie is set with SameSite=None, so it is sent along with requests made from any other site, the basis of cross-site request forgery.",
+  description:
+    "A cookie is set with SameSite=None, so it is sent along with requests made from any other site, the basis of cross-site request forgery.",
   solution: "Use SameSite=Lax or Strict unless the cookie must reach the site from other sites' pages.",
   ...SAME_SITE,
-  check: (r) => liveCookies(r).filter((cookie) => cookie.sameSite?.toLowerCase() === "none").map(hitFor),
+  check: (r) =>
+    liveCookies(r)
+      .filter((cookie) => cookie.sameSite?.toLowerCase() === "none")
+      .map(hitFor),
 };
 
 export const cookieSameSiteInvalid: PassiveRule = {

@@ -31,9 +31,13 @@ const TOKEN_NAMES = new Set(ANTI_CSRF_TOKEN_NAMES.map((name) => name.toLowerCase
 const postsData = (form: HtmlForm) => form.attribs["method"]?.trim().toLowerCase() === "post";
 
 const hasToken = (form: HtmlForm) =>
-  form.controls.some((control) => ["name", "id"].some((attribute) => TOKEN_NAMES.has(control.attribs[attribute]?.toLowerCase() ?? "")));
+  form.controls.some((control) =>
+    ["name", "id"].some((attribute) => TOKEN_NAMES.has(control.attribs[attribute]?.toLowerCase() ?? "")),
+  );
 
-const fieldsOf = (form: HtmlForm) => [...new Set(form.controls.map((c) => c.attribs["id"] ?? c.attribs["name"]).filter(Boolean))];
+const fieldsOf = (form: HtmlForm) => [
+  ...new Set(form.controls.map((c) => c.attribs["id"] ?? c.attribs["name"]).filter(Boolean)),
+];
 
 export const absenceOfAntiCsrfTokens: PassiveRule = {
   pluginId: 10202,
@@ -43,7 +47,8 @@ export const absenceOfAntiCsrfTokens: PassiveRule = {
   confidence: 1,
   cweId: 352,
   wascId: 9,
-  inspects: "HTML forms submitted with POST: no field named (or with an id) like a known anti-CSRF token (`csrfmiddlewaretoken`, `authenticity_token`, `_csrf`, …)",
+  inspects:
+    "HTML forms submitted with POST: no field named (or with an id) like a known anti-CSRF token (`csrfmiddlewaretoken`, `authenticity_token`, `_csrf`, …)",
   description:
     "A form that changes state carries no anti-CSRF token, so another site may be able to submit it in the user's name (cross-site request forgery).",
   solution:
@@ -53,8 +58,15 @@ export const absenceOfAntiCsrfTokens: PassiveRule = {
     if (!isHtml(r) || !r.html) return [];
     return r.html.forms.flatMap((form, index): RuleHit[] => {
       if (!postsData(form) || hasToken(form)) return [];
-      const fields = fieldsOf(form).map((f) => `"${f}"`).join(" ");
-      return [{ evidence: startTag(form), otherInfo: `No known anti-CSRF token was found in form ${index + 1} (fields: ${fields || "none"}).` }];
+      const fields = fieldsOf(form)
+        .map((f) => `"${f}"`)
+        .join(" ");
+      return [
+        {
+          evidence: startTag(form),
+          otherInfo: `No known anti-CSRF token was found in form ${index + 1} (fields: ${fields || "none"}).`,
+        },
+      ];
     });
   },
 };
@@ -68,7 +80,8 @@ export const weakAuthenticationMethod: PassiveRule = {
   cweId: 326,
   wascId: 4,
   inspects: "plain-http responses: a `WWW-Authenticate` challenge for Basic or Digest authentication",
-  description: "The site asks for HTTP Basic or Digest credentials over an unencrypted connection, where anyone on the network can read them (Basic) or attack them (Digest).",
+  description:
+    "The site asks for HTTP Basic or Digest credentials over an unencrypted connection, where anyone on the network can read them (Basic) or attack them (Digest).",
   solution: "Serve the site over https only, or use a stronger authentication mechanism.",
   references: ["https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html"],
   check(r) {

@@ -15,10 +15,18 @@ export const serverVersionLeak: PassiveRule = {
   cweId: 497,
   wascId: 13,
   inspects: "every response: a `Server` header that carries a version (any digit), e.g. `nginx/1.25.3`",
-  description: "The Server header names the web server and its version, which tells an attacker which known vulnerabilities to try.",
+  description:
+    "The Server header names the web server and its version, which tells an attacker which known vulnerabilities to try.",
   solution: "Configure the web server, proxy or framework to send no Server header, or one without a version.",
-  references: ["https://httpd.apache.org/docs/current/mod/core.html#servertokens", "https://nginx.org/en/docs/http/ngx_http_core_module.html#server_tokens"],
-  check: (r) => r.headers.all("server").filter((value) => /\d/.test(value)).map((value) => ({ evidence: value })),
+  references: [
+    "https://httpd.apache.org/docs/current/mod/core.html#servertokens",
+    "https://nginx.org/en/docs/http/ngx_http_core_module.html#server_tokens",
+  ],
+  check: (r) =>
+    r.headers
+      .all("server")
+      .filter((value) => /\d/.test(value))
+      .map((value) => ({ evidence: value })),
 };
 
 export const xPoweredByLeak: PassiveRule = {
@@ -30,13 +38,22 @@ export const xPoweredByLeak: PassiveRule = {
   cweId: 497,
   wascId: 13,
   inspects: "every response: any `X-Powered-By` header",
-  description: "X-Powered-By names the framework or platform behind the application (often with its version), which helps an attacker choose known vulnerabilities to try.",
-  solution: "Configure the framework or server to send no X-Powered-By header (Express: app.disable('x-powered-by'); PHP: expose_php = Off).",
-  references: ["https://owasp.org/www-project-web-security-testing-guide/v42/4-Web_Application_Security_Testing/01-Information_Gathering/08-Fingerprint_Web_Application_Framework"],
+  description:
+    "X-Powered-By names the framework or platform behind the application (often with its version), which helps an attacker choose known vulnerabilities to try.",
+  solution:
+    "Configure the framework or server to send no X-Powered-By header (Express: app.disable('x-powered-by'); PHP: expose_php = Off).",
+  references: [
+    "https://owasp.org/www-project-web-security-testing-guide/v42/4-Web_Application_Security_Testing/01-Information_Gathering/08-Fingerprint_Web_Application_Framework",
+  ],
   check(r) {
     const [first, ...others] = r.headers.all("x-powered-by");
     if (first === undefined) return none;
-    return [{ evidence: `x-powered-by: ${first}`, otherInfo: others.length ? `Other X-Powered-By values: ${others.join(", ")}` : undefined }];
+    return [
+      {
+        evidence: `x-powered-by: ${first}`,
+        otherInfo: others.length ? `Other X-Powered-By values: ${others.join(", ")}` : undefined,
+      },
+    ];
   },
 };
 
@@ -52,7 +69,7 @@ export const DEBUG_ERROR_SIGNATURES: readonly string[] = [
   "PHP Fatal error",
   "Fatal error: Uncaught",
   "Warning: Cannot modify header information - headers already sent",
-  "Exception in thread \"main\"",
+  'Exception in thread "main"',
   "You have an error in your SQL syntax",
   "Unclosed quotation mark after the character string",
   "incorrect syntax near",
@@ -74,9 +91,12 @@ export const debugErrorMessages: PassiveRule = {
   confidence: 2,
   cweId: 1295,
   wascId: 13,
-  inspects: "text responses other than JavaScript: the body contains a known debug or error output (stack traces, PHP warnings, SQL errors, framework debug pages)",
-  description: "The response shows a debug or error message that reveals how the application works inside (code paths, queries, versions), which helps an attacker.",
-  solution: "Turn off debug output in production and answer errors with a generic page; log the details on the server instead.",
+  inspects:
+    "text responses other than JavaScript: the body contains a known debug or error output (stack traces, PHP warnings, SQL errors, framework debug pages)",
+  description:
+    "The response shows a debug or error message that reveals how the application works inside (code paths, queries, versions), which helps an attacker.",
+  solution:
+    "Turn off debug output in production and answer errors with a generic page; log the details on the server instead.",
   references: ["https://cheatsheetseries.owasp.org/cheatsheets/Error_Handling_Cheat_Sheet.html"],
   check(r) {
     if (!isText(r) || isJavaScript(r) || r.body.length === 0) return none;
@@ -105,8 +125,10 @@ export const directoryBrowsing: PassiveRule = {
   cweId: 548,
   wascId: 16,
   inspects: "every response body: a directory listing as Apache httpd, nginx, IIS or Python's http.server write it",
-  description: "The server lists a directory's contents, which may reveal files that were never meant to be linked: backups, configuration, scripts, data.",
-  solution: "Turn off directory listings in the web server (Apache: Options -Indexes; nginx: autoindex off) and serve an index page or a 403 instead.",
+  description:
+    "The server lists a directory's contents, which may reveal files that were never meant to be linked: backups, configuration, scripts, data.",
+  solution:
+    "Turn off directory listings in the web server (Apache: Options -Indexes; nginx: autoindex off) and serve an index page or a 403 instead.",
   references: ["https://cwe.mitre.org/data/definitions/548.html"],
   check(r) {
     for (const [pattern, server] of LISTINGS) {
@@ -118,7 +140,12 @@ export const directoryBrowsing: PassiveRule = {
 };
 
 const PRIVATE_IPV4 = new BlockList();
-for (const [network, prefix] of [["10.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16]] as const) PRIVATE_IPV4.addSubnet(network, prefix, "ipv4");
+for (const [network, prefix] of [
+  ["10.0.0.0", 8],
+  ["172.16.0.0", 12],
+  ["192.168.0.0", 16],
+] as const)
+  PRIVATE_IPV4.addSubnet(network, prefix, "ipv4");
 
 /** Dotted quads not part of a longer dotted number (a version, an OID), with an optional port. */
 const DOTTED = /(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\.?\d)(:\d{1,5}\b)?/g;
@@ -148,8 +175,10 @@ export const privateIpDisclosure: PassiveRule = {
   confidence: 2,
   cweId: 497,
   wascId: 13,
-  inspects: "text response bodies: an RFC 1918 address (10/8, 172.16/12, 192.168/16) or an EC2 private host name (`ip-10-0-0-1`) other than the scanned host",
-  description: "The response shows a private IP address of the internal network, which helps an attacker map it for further attacks.",
+  inspects:
+    "text response bodies: an RFC 1918 address (10/8, 172.16/12, 192.168/16) or an EC2 private host name (`ip-10-0-0-1`) other than the scanned host",
+  description:
+    "The response shows a private IP address of the internal network, which helps an attacker map it for further attacks.",
   solution: "Remove internal addresses from responses (pages, comments, scripts, error messages, API payloads).",
   references: ["https://datatracker.ietf.org/doc/html/rfc1918"],
   check(r: ObservedResponse) {

@@ -12,7 +12,8 @@ const none: RuleHit[] = [];
 const isRenderedPage = (r: ObservedResponse) => isHtml(r) && r.body.length > 0 && !isError(r) && !isRedirect(r);
 
 /** CSP's frame-ancestors supersedes X-Frame-Options; browsers ignore XFO when it is there. */
-const hasFrameAncestors = (r: ObservedResponse) => r.headers.all("content-security-policy").some((policy) => /(^|;)\s*frame-ancestors\b/i.test(policy));
+const hasFrameAncestors = (r: ObservedResponse) =>
+  r.headers.all("content-security-policy").some((policy) => /(^|;)\s*frame-ancestors\b/i.test(policy));
 
 const XFO = "x-frame-options";
 const isValidXfo = (value: string) => /^\s*(deny|sameorigin)\s*$/i.test(value);
@@ -28,11 +29,19 @@ export const cspHeaderNotSet: PassiveRule = {
   inspects: "HTML responses other than redirects: no `Content-Security-Policy` header and no `<meta http-equiv>` CSP",
   description:
     "The page sets no Content Security Policy. A CSP tells the browser which sources of scripts, styles, frames and other content the page may load, which limits what an injected script (cross-site scripting) or injected content can do.",
-  solution: "Send a Content-Security-Policy header on every HTML response (from the application, the web server or the load balancer), starting from a strict policy such as default-src 'self'.",
-  references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Guides/CSP", "https://cheatsheetseries.owasp.org/cheatsheets/Content_Security_Policy_Cheat_Sheet.html"],
+  solution:
+    "Send a Content-Security-Policy header on every HTML response (from the application, the web server or the load balancer), starting from a strict policy such as default-src 'self'.",
+  references: [
+    "https://developer.mozilla.org/en-US/docs/Web/HTTP/Guides/CSP",
+    "https://cheatsheetseries.owasp.org/cheatsheets/Content_Security_Policy_Cheat_Sheet.html",
+  ],
   check(r) {
     if (!isHtml(r) || isRedirect(r)) return none;
-    if (r.headers.has("content-security-policy") || (r.html && metaHttpEquiv(r.html, "content-security-policy") !== undefined)) return none;
+    if (
+      r.headers.has("content-security-policy") ||
+      (r.html && metaHttpEquiv(r.html, "content-security-policy") !== undefined)
+    )
+      return none;
     return [{}];
   },
 };
@@ -45,11 +54,16 @@ export const antiClickjackingMissing: PassiveRule = {
   confidence: 2,
   cweId: 1021,
   wascId: 15,
-  inspects: "rendered HTML pages (not errors or redirects): neither `X-Frame-Options` nor a CSP `frame-ancestors` directive",
+  inspects:
+    "rendered HTML pages (not errors or redirects): neither `X-Frame-Options` nor a CSP `frame-ancestors` directive",
   description:
     "The page does not tell browsers whether other sites may frame it, so a hostile site can load it in an invisible frame and trick the user into clicking on it (clickjacking).",
-  solution: "Send Content-Security-Policy: frame-ancestors 'none' (or 'self'), or X-Frame-Options: DENY (or SAMEORIGIN) for older browsers.",
-  references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options", "https://cheatsheetseries.owasp.org/cheatsheets/Clickjacking_Defense_Cheat_Sheet.html"],
+  solution:
+    "Send Content-Security-Policy: frame-ancestors 'none' (or 'self'), or X-Frame-Options: DENY (or SAMEORIGIN) for older browsers.",
+  references: [
+    "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options",
+    "https://cheatsheetseries.owasp.org/cheatsheets/Clickjacking_Defense_Cheat_Sheet.html",
+  ],
   check(r) {
     if (!isRenderedPage(r) || hasFrameAncestors(r) || r.headers.has(XFO)) return none;
     return [{ param: XFO }];
@@ -64,8 +78,10 @@ export const xFrameOptionsMalformed: PassiveRule = {
   confidence: 2,
   cweId: 1021,
   wascId: 15,
-  inspects: "rendered HTML pages without CSP `frame-ancestors`: an `X-Frame-Options` value other than `DENY` or `SAMEORIGIN`",
-  description: "The X-Frame-Options header has a value browsers do not recognise (only DENY and SAMEORIGIN are defined), so it protects nothing against clickjacking.",
+  inspects:
+    "rendered HTML pages without CSP `frame-ancestors`: an `X-Frame-Options` value other than `DENY` or `SAMEORIGIN`",
+  description:
+    "The X-Frame-Options header has a value browsers do not recognise (only DENY and SAMEORIGIN are defined), so it protects nothing against clickjacking.",
   solution: "Set X-Frame-Options to DENY or SAMEORIGIN, or use the CSP frame-ancestors directive instead.",
   references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options"],
   check(r) {
@@ -120,7 +136,10 @@ export const hstsNotSet: PassiveRule = {
   description:
     "The site does not send HTTP Strict Transport Security, so a browser that is sent to http:// (a typed address, an old link, an attacker on the network) talks to it in clear text before any redirect.",
   solution: "Send Strict-Transport-Security: max-age=31536000; includeSubDomains on every https response.",
-  references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security", "https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Strict_Transport_Security_Cheat_Sheet.html"],
+  references: [
+    "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security",
+    "https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Strict_Transport_Security_Cheat_Sheet.html",
+  ],
   check(r) {
     if (!isHttps(r) || r.headers.has(STS) || redirectsWithinHttps(r)) return none;
     return [{}];
@@ -136,7 +155,8 @@ export const hstsDisabled: PassiveRule = {
   cweId: 319,
   wascId: 15,
   inspects: "https responses: a `Strict-Transport-Security` header with `max-age=0`, which turns HSTS off",
-  description: "The Strict-Transport-Security header has max-age=0, which tells browsers to forget the site's HSTS policy: the site is not protected by it.",
+  description:
+    "The Strict-Transport-Security header has max-age=0, which tells browsers to forget the site's HSTS policy: the site is not protected by it.",
   solution: "Give max-age a long lifetime (e.g. 31536000 seconds, one year).",
   references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security"],
   check(r) {
@@ -158,13 +178,16 @@ export const permissionsPolicyNotSet: PassiveRule = {
   confidence: 2,
   cweId: 693,
   wascId: 15,
-  inspects: "HTML and JavaScript responses other than redirects: neither `Permissions-Policy` nor the older `Feature-Policy`",
+  inspects:
+    "HTML and JavaScript responses other than redirects: neither `Permissions-Policy` nor the older `Feature-Policy`",
   description:
     "The response does not restrict which browser features (camera, microphone, geolocation, full screen, …) the page and the frames it embeds may use.",
-  solution: "Send a Permissions-Policy header that turns off the features the site does not use, e.g. camera=(), microphone=(), geolocation=().",
+  solution:
+    "Send a Permissions-Policy header that turns off the features the site does not use, e.g. camera=(), microphone=(), geolocation=().",
   references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Permissions-Policy"],
   check(r) {
-    if (!needsPermissionsPolicy(r) || r.headers.has("permissions-policy") || r.headers.has("feature-policy")) return none;
+    if (!needsPermissionsPolicy(r) || r.headers.has("permissions-policy") || r.headers.has("feature-policy"))
+      return none;
     return [{}];
   },
 };
@@ -178,7 +201,8 @@ export const featurePolicyDeprecated: PassiveRule = {
   cweId: 16,
   wascId: 15,
   inspects: "HTML and JavaScript responses other than redirects: the deprecated `Feature-Policy` header",
-  description: "The response restricts browser features with Feature-Policy, a header browsers have replaced with Permissions-Policy.",
+  description:
+    "The response restricts browser features with Feature-Policy, a header browsers have replaced with Permissions-Policy.",
   solution: "Send Permissions-Policy instead of Feature-Policy.",
   references: ["https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Permissions-Policy"],
   check(r) {
