@@ -22,6 +22,7 @@ function relabelCatalogText(result: unknown): void {
 /** Their wire values are plain text, so the adapter can read them as text. */
 class CatalogTextClient extends pg.Client {
   // pg.Pool calls query() with a callback, transactions call it without one: handle both.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg.Client.query's overloads return a Promise or void
   override query(...args: unknown[]): any {
     const last = args.at(-1);
     if (typeof last === "function") {

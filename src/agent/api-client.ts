@@ -11,6 +11,14 @@ export interface ClaimedJob extends Job {
   leaseExpiresAt: string;
 }
 
+/** What `POST /scan-jobs/claim` answers with a job (CONTRACT §12). */
+interface ClaimAnswer {
+  scan: { id: string; scanType: ScanType };
+  application: Job["application"];
+  leaseId: string;
+  leaseExpiresAt: string;
+}
+
 /** A problem+json answer (or any non-2xx one). */
 export class ApiError extends Error {
   constructor(
@@ -50,7 +58,7 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
   const dispatcher = new Agent({ headersTimeout: 120_000, bodyTimeout: 120_000, keepAliveTimeout: 30_000 });
   const authorization = `Bearer ${token}`;
 
-  async function call(
+  async function call<Body = unknown>(
     what: string,
     method: Dispatcher.HttpMethod,
     path: string,
@@ -60,7 +68,7 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
       headers?: Record<string, string>;
       signal?: AbortSignal;
     } = {},
-  ): Promise<{ status: number; body: any }> {
+  ): Promise<{ status: number; body: Body }> {
     let res: Dispatcher.ResponseData;
     try {
       res = await send(path, method, options);
@@ -69,14 +77,14 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
       throw new ApiError(0, { detail: `could not reach ${baseUrl}: ${(err as Error).message}` }, what);
     }
     const text = await res.body.text().catch(() => "");
-    let body: any = null;
+    let body: unknown = null;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
       body = null;
     }
-    if (res.statusCode >= 400) throw new ApiError(res.statusCode, body, what);
-    return { status: res.statusCode, body };
+    if (res.statusCode >= 400) throw new ApiError(res.statusCode, body as ApiError["problem"], what);
+    return { status: res.statusCode, body: body as Body };
   }
 
   function send(
@@ -104,10 +112,15 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
 
   return {
     async claim(input, signal) {
-      const { status, body } = await call("claim", "POST", `/scan-jobs/claim?waitSeconds=${input.waitSeconds}`, {
-        json: { scanTypes: input.scanTypes, agent: input.agent, leaseSeconds: input.leaseSeconds },
-        signal,
-      });
+      const { status, body } = await call<ClaimAnswer>(
+        "claim",
+        "POST",
+        `/scan-jobs/claim?waitSeconds=${input.waitSeconds}`,
+        {
+          json: { scanTypes: input.scanTypes, agent: input.agent, leaseSeconds: input.leaseSeconds },
+          signal,
+        },
+      );
       if (status === 204) return null;
       const { scan, application, leaseId, leaseExpiresAt } = body;
       return {

@@ -66,20 +66,31 @@ try {
 } catch (err) {
   fail(`Could not reach ${baseUrl}: ${(err as Error).cause ?? (err as Error).message}`, 1);
 }
-const body = (await res.json().catch(() => null)) as Record<string, any> | null;
+/** The scan (CONTRACT §11) or a problem+json answer. */
+interface Answer {
+  id?: string;
+  status?: string;
+  scanType?: string;
+  source?: { tool?: string };
+  summary?: Partial<Record<"totalFindings" | "critical" | "high" | "medium" | "low", number>>;
+  title?: string;
+  detail?: string;
+  errors?: { path: string; message: string }[];
+}
+const body = (await res.json().catch(() => null)) as Answer | null;
 if (!res.ok || !body) {
-  const errors = (body?.["errors"] ?? []) as { path: string; message: string }[];
+  const errors = body?.errors ?? [];
   fail(
     [
-      `${res.status} ${body?.["title"] ?? res.statusText}: ${body?.["detail"] ?? ""}`,
+      `${res.status} ${body?.title ?? res.statusText}: ${body?.detail ?? ""}`,
       ...errors.map((e) => `  ${e.path || "(document)"}: ${e.message}`),
     ].join("\n"),
     1,
   );
 }
-const s = body["summary"] ?? {};
+const s = body.summary ?? {};
 console.log(
-  `Scan ${body["id"]} ${body["status"]} (${body["scanType"]}, ${body["source"]?.["tool"]}): ` +
+  `Scan ${body.id} ${body.status} (${body.scanType}, ${body.source?.tool}): ` +
     `${s.totalFindings ?? 0} findings: ${s.critical ?? 0} critical, ${s.high ?? 0} high, ${s.medium ?? 0} medium, ${s.low ?? 0} low`,
 );
 console.log(new URL(res.headers.get("location") ?? path, baseUrl).href);

@@ -3,7 +3,7 @@
 // a time under the event_log_head row's lock, so positions become visible in the order they are
 // handed out. A reader that has read up to position P therefore never finds a new event at or before
 // P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
-import pg from "pg";
+import type pg from "pg";
 import { EVENT_TYPES, isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
 
 /** NOTIFYed by the fan-out that extends the log, with the new head position. */

@@ -2,7 +2,7 @@
 // format says it in its own. The two vocabularies do not map one to one: these are the nearest
 // labels (CycloneDX's protections all become OpenVEX's inline mitigations, for instance).
 import type { Justification } from "../domain/vulnerabilities/analysis.ts";
-import { CYCLONEDX_JUSTIFICATIONS, OPENVEX_JUSTIFICATIONS } from "../domain/vulnerabilities/analysis.ts";
+import type { CYCLONEDX_JUSTIFICATIONS, OPENVEX_JUSTIFICATIONS } from "../domain/vulnerabilities/analysis.ts";
 
 type OpenVexJustification = (typeof OPENVEX_JUSTIFICATIONS)[number];
 type CycloneDxJustification = (typeof CYCLONEDX_JUSTIFICATIONS)[number];

@@ -259,13 +259,11 @@ describe("the console", () => {
       .getByText("ConsoleFixtureScanner 1.0.0")
       .waitFor();
 
-    await page
-      .getByLabel("Scanner report", { exact: true })
-      .setInputFiles({
-        name: "broken.sarif",
-        mimeType: "application/json",
-        buffer: Buffer.from('{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}'),
-      });
+    await page.getByLabel("Scanner report", { exact: true }).setInputFiles({
+      name: "broken.sarif",
+      mimeType: "application/json",
+      buffer: Buffer.from('{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}'),
+    });
     await page.getByRole("button", { name: "Upload report" }).click();
     const alert = page.getByRole("alert");
     await alert.getByText("Validation failed (400)").waitFor();

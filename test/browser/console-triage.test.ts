@@ -223,13 +223,11 @@ describe("a VEX document uploaded with the file picker", () => {
       notAffected(LOG4SHELL.id, LOG4SHELL.purl),
       { vulnerability: { name: "CVE-2099-0001" }, status: "under_investigation" },
     ]);
-    await page
-      .getByLabel("VEX document", { exact: true })
-      .setInputFiles({
-        name: "decisions.openvex.json",
-        mimeType: "application/json",
-        buffer: Buffer.from(JSON.stringify(document)),
-      });
+    await page.getByLabel("VEX document", { exact: true }).setInputFiles({
+      name: "decisions.openvex.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(document)),
+    });
     await page.getByRole("button", { name: "Apply VEX" }).click();
     await page
       .getByRole("status")
@@ -249,13 +247,11 @@ describe("a VEX document uploaded with the file picker", () => {
       "@context": "https://openvex.dev/ns/v0.2.0",
       statements: [{ vulnerability: { name: LOG4SHELL.id }, status: "not_affected" }],
     };
-    await page
-      .getByLabel("VEX document", { exact: true })
-      .setInputFiles({
-        name: "broken.json",
-        mimeType: "application/json",
-        buffer: Buffer.from(JSON.stringify(broken)),
-      });
+    await page.getByLabel("VEX document", { exact: true }).setInputFiles({
+      name: "broken.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(broken)),
+    });
     await page.getByRole("button", { name: "Apply VEX" }).click();
     const alert = page.getByRole("alert");
     await alert.getByText("Validation failed (400)").waitFor();

@@ -1,6 +1,7 @@
 // Subscriptions over a real graphql-ws client and over SSE, fed by committed outbox events.
 import { jest } from "@jest/globals";
 import type { Client } from "graphql-ws";
+import type { Socket } from "node:net";
 import WebSocket from "ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
@@ -320,10 +321,8 @@ describe("a graphql-ws client that stops reading", () => {
 
   it("is closed with 1008 once its unsent messages pass the limit, and its socket released", async () => {
     const slow = await startTestApp({ GRAPHQL_WS_MAX_BUFFERED_BYTES: String(LIMIT) }, { workers: [DISPATCHER_NAME] });
-    const serverSockets: import("node:net").Socket[] = [];
-    slow.app.server.prependListener("upgrade", (_req, socket) =>
-      serverSockets.push(socket as import("node:net").Socket),
-    );
+    const serverSockets: Socket[] = [];
+    slow.app.server.prependListener("upgrade", (_req, socket) => serverSockets.push(socket as Socket));
     const socket = new WebSocket(slow.baseUrl.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
     try {
       const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -354,7 +353,7 @@ describe("a graphql-ws client that stops reading", () => {
       expect(received).toBeGreaterThan(0);
 
       // The client stops reading; events keep coming until the server holds more than LIMIT unsent.
-      (socket as unknown as { _socket: import("node:net").Socket })._socket.pause();
+      (socket as unknown as { _socket: Socket })._socket.pause();
       const [serverSide] = serverSockets;
       for (let i = 0; serverSide!.writableLength <= LIMIT && i < 1000; i++) {
         await commit();
@@ -372,7 +371,7 @@ describe("a graphql-ws client that stops reading", () => {
       const serverClosed = new Promise((resolve) =>
         serverSide!.destroyed ? resolve(null) : serverSide!.once("close", resolve),
       );
-      (socket as unknown as { _socket: import("node:net").Socket })._socket.resume();
+      (socket as unknown as { _socket: Socket })._socket.resume();
       const stillOpen = new Promise<{ code: number; reason: string }>((r) =>
         setTimeout(() => r({ code: 0, reason: "still open after 8 s" }), 8000).unref(),
       );

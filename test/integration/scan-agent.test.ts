@@ -2,7 +2,7 @@
 // service: real git clones of a repository this test makes (served over file:// through git's own
 // url.<base>.insteadOf), real ESLint with the SARIF formatter, real process groups and signals.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";

@@ -484,7 +484,7 @@ describe("claiming", () => {
   });
 
   it("holds a timing-out endpoint to its floor while another's deliveries go out, retries its attempts on time, and lets it recover", async () => {
-    const slow = await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
+    await createWebhook(receiver.url("/blackholed"), ["scan.completed"]);
     const other = await createWebhook(receiver.url("/other"), ["scan.failed"]);
     receiver.answer = (req) => (req.path === "/blackholed" ? { status: 200, delayMs: 3000 } : { status: 200 });
     for (let i = 0; i < 20; i++) await emit("scan.completed");

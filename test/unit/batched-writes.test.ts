@@ -21,7 +21,11 @@ beforeEach(async () => {
   server = await connected;
   await new Promise((resolve) => client.once("open", resolve));
   batchWrites(server, ACKNOWLEDGE_BELOW);
-  const tcp = (server as unknown as { _socket: Socket & { _writev: Function; _write: Function } })._socket;
+  const tcp = (
+    server as unknown as {
+      _socket: Socket & { _writev: (...args: unknown[]) => void; _write: (...args: unknown[]) => void };
+    }
+  )._socket;
   writes = 0;
   for (const method of ["_write", "_writev"] as const) {
     const original = tcp[method].bind(tcp);

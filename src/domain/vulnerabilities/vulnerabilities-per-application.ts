@@ -9,7 +9,7 @@ import { parseInput, type Severity } from "../validation.ts";
 import {
   vulnerabilityFilterSchema,
   type VulnerabilityFilter,
-  VULNERABILITY_STATUSES,
+  type VULNERABILITY_STATUSES,
 } from "./vulnerabilities.schemas.ts";
 import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
 

@@ -1,14 +1,13 @@
 import { requireScope } from "../../auth/scopes.ts";
 import { notFound } from "../../errors.ts";
-import { Prisma, type Vulnerability, type VulnerabilityChange } from "../../generated/prisma/client.ts";
+import type { Prisma, Vulnerability, VulnerabilityChange } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
-import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findApplication } from "../applications/application-reads.ts";
 import { emptyPage, findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
 import { findApplicationVulnerabilitiesNewestFirst } from "./vulnerability-reads.ts";
-import { parseInput, type Severity } from "../validation.ts";
-import { VULNERABILITY_STATUSES, vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
+import { parseInput } from "../validation.ts";
+import { vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
 
 /** Filters arrive as raw strings (query parameters, GraphQL arguments) and are validated here. */
 export interface RawVulnerabilityFilter {

@@ -2,7 +2,7 @@
 // simulator as the zero-setup default and the baseline DAST crawl as a real one (SCAN_ENGINES).
 import type { ScanEngineKind } from "../../config.ts";
 import type { EngineSource } from "../../domain/scans/scan-source.ts";
-import { SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
+import type { SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import { createBaselineEngine, type BaselineEngineOptions } from "./baseline-engine.ts";
 import { createSimulatorEngine } from "./simulator.ts";

@@ -20,15 +20,7 @@ import {
 } from "graphql";
 import { withDescription, type HttpFuzzRequest } from "./fuzz-request.ts";
 import { authorization, extraHeaders, hostileUrlPart, JSON_CONTENT_TYPES, type Credentials } from "./http-parts.ts";
-import {
-  brokenCursor,
-  deepJson,
-  hostileId,
-  hostileJson,
-  hostileNumber,
-  hostileString,
-  NUMBER_LITERALS,
-} from "./hostile-values.ts";
+import { brokenCursor, deepJson, hostileId, hostileJson, hostileNumber, hostileString } from "./hostile-values.ts";
 import { JsonObject, jsonText, percentEncode, RawJson, wtf8, type JsonValue } from "./json-text.ts";
 
 export interface GraphqlFixtures {
@@ -296,14 +288,12 @@ function envelopeFor(
     },
     {
       weight: 1,
-      arbitrary: fc
-        .option(brokenJson, { freq: 2, nil: undefined })
-        .map((junk) => ({
-          method: "POST",
-          query: "",
-          contentType: "application/x-www-form-urlencoded",
-          body: Buffer.from(searchParams(junk), "latin1"),
-        })),
+      arbitrary: fc.option(brokenJson, { freq: 2, nil: undefined }).map((junk) => ({
+        method: "POST",
+        query: "",
+        contentType: "application/x-www-form-urlencoded",
+        body: Buffer.from(searchParams(junk), "latin1"),
+      })),
     },
     {
       weight: 1,
@@ -322,14 +312,12 @@ function envelopeFor(
     },
     {
       weight: 1,
-      arbitrary: fc
-        .integer({ min: 0, max: 3 })
-        .map((n) => ({
-          method: "POST",
-          query: "",
-          contentType: "application/json",
-          body: Buffer.from(jsonText(Array(n).fill(params()))),
-        })),
+      arbitrary: fc.integer({ min: 0, max: 3 }).map((n) => ({
+        method: "POST",
+        query: "",
+        contentType: "application/json",
+        body: Buffer.from(jsonText(Array(n).fill(params()))),
+      })),
     },
     {
       weight: 2,
