@@ -4,6 +4,7 @@ import http from "node:http";
 import type Router from "@koa/router";
 import type Koa from "koa";
 import { createTokenVerifier } from "./auth/verify-token.ts";
+import type { BackgroundWorker } from "./background-worker.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { createDatabaseHealth, type DatabaseHealth } from "./db/database-health.ts";
@@ -46,19 +47,12 @@ import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createQueuedScanSignal } from "./domain/scans/queued-scan-signal.ts";
 import { SCAN_TYPES } from "./domain/scans/scans.schemas.ts";
-import { createEngines, type ScannerEngine, type ScanType } from "./scans/engines/engine.ts";
+import { createEngines } from "./scans/engines/create-engines.ts";
+import type { ScannerEngine, ScanType } from "./scans/engines/engine.ts";
 import { closeReportReaders } from "./scans/reports/read-report-off-thread.ts";
 import { createScanRunner, type ScanRunner } from "./scans/scan-runner.ts";
 
 export const SERVICE_VERSION = "0.1.0";
-
-/** Something that works in the background (scan runner, delivery dispatcher, event retention). */
-export interface BackgroundWorker {
-  readonly name: string;
-  start(): void;
-  /** Stops taking work and releases what it holds. */
-  stop(): Promise<void>;
-}
 
 export interface AppOptions {
   config: Config;

@@ -8,7 +8,7 @@
 // connection ended, so its transaction rolls back rather than commit with nobody to answer.
 import type http from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import type { BackgroundWorker } from "./app.ts";
+import type { BackgroundWorker } from "./background-worker.ts";
 import type { GraphqlWsServer } from "./graphql/ws.ts";
 import type { LiveStreams } from "./http/live-streams.ts";
 import type { ServerConnections } from "./http/server-connections.ts";

@@ -11,7 +11,8 @@ import { createLogger } from "../log.ts";
 import { AgentConfigError, loadAgentConfig, type ScanType } from "./agent-config.ts";
 import { createAgent } from "./agent.ts";
 import { createApiClient } from "./api-client.ts";
-import { createExecutor, type Executor } from "./executor.ts";
+import { createExecutor } from "./create-executor.ts";
+import type { Executor } from "./executor.ts";
 
 const USAGE =
   "Usage: appsec-agent --config <agent.json> [--name <agent name>]   (APPSEC_URL, APPSEC_TOKEN in the environment)";

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { Agent } from "undici";
-import type { BackgroundWorker } from "../app.ts";
+import type { BackgroundWorker } from "../background-worker.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";

@@ -8,7 +8,7 @@
 // dispatcher or a writer, and instances take turns through the mark's row (skipped when held).
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
-import type { BackgroundWorker } from "../app.ts";
+import type { BackgroundWorker } from "../background-worker.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import type { Logger } from "../log.ts";
 

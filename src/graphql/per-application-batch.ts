@@ -5,7 +5,7 @@ import type { FieldNode, GraphQLResolveInfo } from "graphql";
 import type { ServiceContext } from "../domain/context.ts";
 import type { Page } from "../domain/pagination.ts";
 import { readPerApplication, type PerApplicationRead, type PerApplicationValues } from "../domain/per-application.ts";
-import { toConnection, type ConnectionShape } from "./connection.ts";
+import { toConnection, type ConnectionShape } from "./connection-shape.ts";
 import { selectsField } from "./selection.ts";
 
 interface Pending {

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type pg from "pg";
-import type { BackgroundWorker } from "../app.ts";
+import type { BackgroundWorker } from "../background-worker.ts";
 import type { Db } from "../db/client.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import { listen, type Listening } from "../db/listen.ts";
@@ -20,7 +20,7 @@ import {
   releaseLeases,
   renewLease,
 } from "../domain/scans/scan-lifecycle.ts";
-import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scans.service.ts";
+import { SCAN_QUEUED_CHANNEL } from "../domain/scans/scan-queued-channel.ts";
 import type { Scan } from "../generated/prisma/client.ts";
 import type { Logger } from "../log.ts";
 import type { ScannerEngine, ScanType } from "./engines/engine.ts";

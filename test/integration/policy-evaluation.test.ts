@@ -1,7 +1,8 @@
 import { jest } from "@jest/globals";
 import type { PolicyAction, Severity } from "../../src/generated/prisma/client.ts";
 import { newId } from "../../src/ids.ts";
-import { createEngines, type Finding } from "../../src/scans/engines/engine.ts";
+import { createEngines } from "../../src/scans/engines/create-engines.ts";
+import type { Finding } from "../../src/scans/engines/engine.ts";
 import { createScanRunner } from "../../src/scans/scan-runner.ts";
 import { codesOf, gql } from "../helpers/graphql.ts";
 import { finding, scriptedEngine } from "../helpers/scan-engines.ts";

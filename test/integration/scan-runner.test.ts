@@ -1,6 +1,7 @@
 import { claimScans } from "../../src/domain/scans/scan-lifecycle.ts";
-import { SCAN_QUEUED_CHANNEL } from "../../src/domain/scans/scans.service.ts";
-import { createEngines, type Finding, type ScannerEngine } from "../../src/scans/engines/engine.ts";
+import { SCAN_QUEUED_CHANNEL } from "../../src/domain/scans/scan-queued-channel.ts";
+import { createEngines } from "../../src/scans/engines/create-engines.ts";
+import type { Finding, ScannerEngine } from "../../src/scans/engines/engine.ts";
 import { createScanRunner, type ScanRunnerOptions } from "../../src/scans/scan-runner.ts";
 import { blockingEngine, eventually, failingEngine, finding, scriptedEngine } from "../helpers/scan-engines.ts";
 import { gql } from "../helpers/graphql.ts";

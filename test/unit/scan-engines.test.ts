@@ -1,12 +1,7 @@
 import { catalogue, parseCatalogue } from "../../src/scans/engines/catalogue.ts";
 import { SCAN_TYPES } from "../../src/domain/scans/scans.schemas.ts";
-import {
-  createEngines,
-  type Finding,
-  type ScannerEngine,
-  type ScanTarget,
-  type ScanType,
-} from "../../src/scans/engines/engine.ts";
+import { createEngines } from "../../src/scans/engines/create-engines.ts";
+import type { Finding, ScannerEngine, ScanTarget, ScanType } from "../../src/scans/engines/engine.ts";
 import { createSimulatorEngine, simulatedPopulation } from "../../src/scans/engines/simulator.ts";
 
 // Written out here rather than imported, so a wrong band in the code fails these tests.

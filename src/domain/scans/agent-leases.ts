@@ -10,7 +10,7 @@ import { Prisma, type Application, type Scan } from "../../generated/prisma/clie
 import { APPLICATION_COLUMNS } from "../applications/application-reads.ts";
 import { reviveRows } from "../per-application.ts";
 import { SCAN_COLUMNS } from "./scans-per-application.ts";
-import { SCAN_QUEUED_CHANNEL } from "./scans.service.ts";
+import { SCAN_QUEUED_CHANNEL } from "./scan-queued-channel.ts";
 import { toScanEventData } from "./scan.view.ts";
 
 /** A scan whose agents' leases lapsed this often fails instead of going back to the queue. */

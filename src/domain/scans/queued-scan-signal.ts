@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { listen, type Listening } from "../../db/listen.ts";
 import type { Logger } from "../../log.ts";
-import { SCAN_QUEUED_CHANNEL } from "./scans.service.ts";
+import { SCAN_QUEUED_CHANNEL } from "./scan-queued-channel.ts";
 
 export interface QueuedScanWait {
   /** Settles at the next wake-up, after `ms`, when `signal` aborts, or when the signal is stopped. */

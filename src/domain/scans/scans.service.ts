@@ -8,11 +8,9 @@ import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
+import { SCAN_QUEUED_CHANNEL } from "./scan-queued-channel.ts";
 import { engineSourceColumns } from "./scan-source.ts";
 import { triggerScanSchema } from "./scans.schemas.ts";
-
-/** NOTIFY channel that wakes scan runners when a scan is queued (polling covers a missed one). */
-export const SCAN_QUEUED_CHANNEL = "appsec_scan_queued";
 
 /**
  * Queues a scan. The partial unique index scans_one_active_per_type decides conflicts, so of any

@@ -8,38 +8,12 @@ import { countOf, pageRowsSql, projection, reviveRows, type PerApplicationRead }
 import { parseInput, type Severity } from "../validation.ts";
 import {
   vulnerabilityFilterSchema,
+  type RawVulnerabilityFilter,
   type VulnerabilityFilter,
   type VULNERABILITY_STATUSES,
 } from "./vulnerabilities.schemas.ts";
-import type { RawVulnerabilityFilter } from "./vulnerabilities.service.ts";
+import { VULNERABILITY_COLUMNS } from "./vulnerability-columns.ts";
 
-/** Every column by the name and type of Prisma's Vulnerability field (a test compares the two). */
-export const VULNERABILITY_COLUMNS: Readonly<Record<keyof Vulnerability, string>> = {
-  id: "t.id",
-  applicationId: "t.application_id",
-  scanId: "t.scan_id",
-  scanType: "t.scan_type",
-  fingerprint: "t.fingerprint",
-  title: "t.title",
-  description: "t.description",
-  severity: "t.severity",
-  cwe: "t.cwe",
-  cve: "t.cve",
-  cvssScore: "t.cvss_score",
-  status: "t.status",
-  introducedIn: "t.introduced_in",
-  remediation: "t.remediation",
-  packageName: "t.package_name",
-  packageVersion: "t.package_version",
-  location: "t.location",
-  tool: "t.tool",
-  lastSeenScanId: "t.last_seen_scan_id",
-  resolvedAt: "t.resolved_at",
-  createdAt: "t.created_at",
-  updatedAt: "t.updated_at",
-  aliases: "t.aliases",
-  analysis: "t.analysis",
-};
 const DATES = ["resolvedAt", "createdAt", "updatedAt"];
 
 function filterSql(filter: VulnerabilityFilter): Prisma.Sql {

@@ -11,3 +11,10 @@ export const vulnerabilityFilterSchema = z.object({
   tool: z.string().min(1).max(200).optional(),
 });
 export type VulnerabilityFilter = z.infer<typeof vulnerabilityFilterSchema>;
+
+/** Filters arrive as raw strings (query parameters, GraphQL arguments) and are validated here. */
+export interface RawVulnerabilityFilter {
+  severity?: unknown;
+  status?: unknown;
+  tool?: unknown;
+}

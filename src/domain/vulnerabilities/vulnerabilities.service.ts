@@ -7,14 +7,7 @@ import { findApplication } from "../applications/application-reads.ts";
 import { emptyPage, findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
 import { findApplicationVulnerabilitiesNewestFirst } from "./vulnerability-reads.ts";
 import { parseInput } from "../validation.ts";
-import { vulnerabilityFilterSchema } from "./vulnerabilities.schemas.ts";
-
-/** Filters arrive as raw strings (query parameters, GraphQL arguments) and are validated here. */
-export interface RawVulnerabilityFilter {
-  severity?: unknown;
-  status?: unknown;
-  tool?: unknown;
-}
+import { vulnerabilityFilterSchema, type RawVulnerabilityFilter } from "./vulnerabilities.schemas.ts";
 
 export async function listApplicationVulnerabilities(
   ctx: ServiceContext,

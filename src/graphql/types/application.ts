@@ -3,7 +3,8 @@
 import * as applications from "../../domain/applications/applications.service.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
-import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { countedConnection } from "../connection.ts";
+import { pageRequestOf, toConnection } from "../connection-shape.ts";
 import { restShaped } from "../inputs.ts";
 import { CriticalityEnum } from "./enums.ts";
 

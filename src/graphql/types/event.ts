@@ -15,7 +15,8 @@ import {
 import { encodeEventCursor, type LoggedEvent } from "../../events/event-log.ts";
 import type { EventStreamMode, GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
-import { pageRequestOf, plainConnection } from "../connection.ts";
+import { plainConnection } from "../connection.ts";
+import { pageRequestOf } from "../connection-shape.ts";
 import { ScanSummaryRef } from "./scan.ts";
 import {
   EventTypeEnum,

@@ -1,7 +1,8 @@
 // Policy: the type, its queries and its mutations, over the same service as REST.
 import * as policies from "../../domain/policies/policies.service.ts";
 import { builder } from "../builder.ts";
-import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { countedConnection } from "../connection.ts";
+import { pageRequestOf, toConnection } from "../connection-shape.ts";
 import { restShaped } from "../inputs.ts";
 import { PolicyActionEnum, SeverityEnum } from "./enums.ts";
 

@@ -5,7 +5,8 @@ import type { DeliveryWithLog } from "../../domain/webhooks/delivery.view.ts";
 import type { EventType } from "../../events/catalog.ts";
 import type { DeliveryAttempt } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
-import { pageRequestOf, plainConnection, toPlainConnection } from "../connection.ts";
+import { plainConnection } from "../connection.ts";
+import { pageRequestOf, toPlainConnection } from "../connection-shape.ts";
 import { DeliveryStatusEnum, EventTypeEnum } from "./enums.ts";
 
 const DeliveryAttemptRef = builder.objectRef<DeliveryAttempt>("WebhookDeliveryAttempt").implement({

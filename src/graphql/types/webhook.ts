@@ -4,7 +4,8 @@ import { SECRET_MASK } from "../../domain/webhooks/webhooks.schemas.ts";
 import * as webhooks from "../../domain/webhooks/webhooks.service.ts";
 import type { EventType } from "../../events/catalog.ts";
 import { builder } from "../builder.ts";
-import { countedConnection, pageRequestOf, toConnection } from "../connection.ts";
+import { countedConnection } from "../connection.ts";
+import { pageRequestOf, toConnection } from "../connection-shape.ts";
 import { restShaped } from "../inputs.ts";
 import { EventTypeEnum, WebhookStatusEnum } from "./enums.ts";
 
