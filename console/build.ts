@@ -1,16 +1,13 @@
-// Builds the console into dist/console (run by `npm run build`, hence by `npm ci`'s postinstall):
-//   1. its GraphQL documents are checked against schema.graphql (gql.tada), and the project is
-//      type-checked: a query the schema no longer answers, or a field the code reads that the
-//      query does not ask for, fails the build;
-//   2. esbuild bundles it into content-hashed files, each also written brotli- and gzip-compressed;
-//   3. index.html names those files, and manifest.json lists what the service may serve.
-// Nothing is done when no input changed since the last build (the test run builds every time).
-import { execFile } from "node:child_process";
+// Builds the console into dist/console (run by `npm run build`, hence by `npm ci`'s prepare):
+//   1. esbuild bundles it into content-hashed files, each also written brotli- and gzip-compressed;
+//   2. index.html names those files, and manifest.json lists what the service may serve.
+// Checking is `npm run typecheck`'s business, as for the server: its GraphQL documents against
+// schema.graphql (gql.tada), then the project's types.
+// Nothing is done when no input changed since the last build.
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import type { ConsoleManifest } from "../src/http/console.ts";
@@ -19,8 +16,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONSOLE = path.join(ROOT, "console");
 const OUT = path.join(ROOT, "dist/console");
 const STAMP = path.join(OUT, "inputs.sha256");
-const run = promisify(execFile);
-const bin = (name: string) => path.join(ROOT, "node_modules/.bin", name);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -35,22 +30,6 @@ function inputsHash(): string {
     .sort();
   for (const file of files) hash.update(path.relative(ROOT, file)).update("\0").update(readFileSync(file)).update("\0");
   return hash.digest("hex");
-}
-
-async function check() {
-  const tsconfig = path.join(CONSOLE, "tsconfig.json");
-  await run(bin("gql-tada"), ["generate", "output", "--tsconfig", tsconfig], { cwd: ROOT });
-  const results = await Promise.allSettled([
-    run(bin("gql-tada"), ["check", "--tsconfig", tsconfig], { cwd: ROOT }),
-    run(bin("tsc"), ["-p", tsconfig], { cwd: ROOT }),
-  ]);
-  const failures = results.flatMap((r) =>
-    r.status === "rejected" ? [r.reason as { stdout?: string; stderr?: string; message: string }] : [],
-  );
-  if (failures.length) {
-    for (const f of failures) console.error(f.stdout || f.stderr || f.message);
-    throw new Error("console: its GraphQL documents or types do not check (see above)");
-  }
 }
 
 const TYPES: Record<string, string> = {
@@ -141,7 +120,6 @@ const upToDate = (() => {
 })();
 if (!upToDate || process.argv.includes("--force")) {
   const started = performance.now();
-  await check();
   const manifest = await bundle();
   writeFileSync(STAMP, inputs);
   console.error(

@@ -1,7 +1,6 @@
 // OpenVEX 0.2.0 (https://github.com/openvex/spec) → the statements the service applies. The
-// document is checked against the published JSON Schema, kept in schemas/openvex-0.2.0.json as
-// the openvex/spec repository publishes it (Apache-2.0), before it is read.
-import { readFileSync } from "node:fs";
+// document is checked against the published JSON Schema (src/schemas/openvex-0.2.0.json) before
+// it is read.
 import type { Decision } from "../domain/vulnerabilities/analysis.ts";
 import { productKey, type ProductKey } from "../domain/vulnerabilities/package-match.ts";
 import type { VexReading, VexStatement } from "../domain/vulnerabilities/vex-statement.ts";
@@ -9,13 +8,14 @@ import { canonicalIds } from "../domain/vulnerabilities/vulnerability-ids.ts";
 import { invalid, type FieldError } from "../errors.ts";
 import { jsonPointer } from "../scans/reports/json-pointer.ts";
 import { schemaCheckOfLongArrays, type SchemaCheck } from "../scans/reports/json-schema-check.ts";
+import { vendoredSchema } from "../schemas/vendored-schema.ts";
 
 export const OPENVEX_CONTEXT = "https://openvex.dev/ns/v0.2.0";
 
 let check: SchemaCheck | undefined;
 const openVexSchema = (): SchemaCheck =>
   (check ??= schemaCheckOfLongArrays(
-    JSON.parse(readFileSync(new URL("./schemas/openvex-0.2.0.json", import.meta.url), "utf8")),
+    vendoredSchema("openvex-0.2.0.json"),
     ["statements"],
     {
       draft2020: true,

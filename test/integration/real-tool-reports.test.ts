@@ -1,6 +1,6 @@
 // Reports written by real tools that run here, not by hand: ESLint's SARIF (through
 // @microsoft/eslint-formatter-sarif, with eslint-plugin-security on a deliberately vulnerable
-// sample) and the CycloneDX SBOM that cyclonedx-npm generates for this very project. Each upload's
+// sample) and the CycloneDX SBOM that `npm sbom` generates for this very project. Each upload's
 // vulnerabilities are checked field by field against the file the tool wrote.
 import { execFile } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
@@ -125,24 +125,18 @@ describe("ESLint's SARIF", () => {
   });
 });
 
-describe("cyclonedx-npm's SBOM", () => {
+describe("npm sbom's SBOM", () => {
   let bomText: string;
   beforeAll(async () => {
-    const out = path.join(dir, "bom.json");
-    const generator = path.resolve("node_modules/@cyclonedx/cyclonedx-npm/bin/cyclonedx-npm-cli.js");
-    await run(process.execPath, [
-      generator,
-      "--omit",
-      "dev",
-      "--package-lock-only",
-      "--spec-version",
-      "1.6",
-      "--output-format",
-      "JSON",
-      "--output-file",
-      out,
-    ]);
-    bomText = await readFile(out, "utf8");
+    // npm's own generator (CycloneDX 1.5 JSON), from the lock file.
+    const { stdout } = await run(
+      "npm",
+      ["sbom", "--sbom-format", "cyclonedx", "--omit", "dev", "--package-lock-only"],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    bomText = stdout;
   });
 
   it("is a valid report with no vulnerabilities: a completed sca scan with no findings", async () => {
@@ -163,7 +157,7 @@ describe("cyclonedx-npm's SBOM", () => {
     const koa = components.find((c) => c.name === "koa")!;
     const pg = components.find((c) => c.name === "pg")!;
     expect(koa && pg).toBeTruthy();
-    // What a vulnerability scanner enriching the SBOM writes (CycloneDX 1.6 `vulnerabilities`).
+    // What a vulnerability scanner enriching the SBOM writes (CycloneDX 1.5 `vulnerabilities`).
     bom.vulnerabilities = [
       {
         "bom-ref": "vuln-1",

@@ -1,6 +1,5 @@
 // SARIF 2.1.0 (Semgrep, CodeQL, ESLint, Trivy's and Snyk's SARIF, …) → findings (CONTRACT §11).
 // The log is checked against the OASIS schema first, so what follows may rely on its shape.
-import { createRequire } from "node:module";
 import type * as Sarif from "sarif";
 import type { Decision } from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
@@ -21,9 +20,9 @@ import {
 import { jsonPointer } from "./json-pointer.ts";
 import { MAX_ERRORS, schemaCheck, type SchemaCheck } from "./json-schema-check.ts";
 import { isObject, ReportInvalid, type ReadOptions, type ReportHeader, type ReportParser } from "./report.ts";
+import { vendoredSchema } from "../../schemas/vendored-schema.ts";
 
-const schemaDocument = () =>
-  createRequire(import.meta.url)("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json") as { id: string };
+const schemaDocument = () => vendoredSchema("sarif-2.1.0-rtm.5.json") as { id: string };
 let checkLog: SchemaCheck | undefined;
 let checkResult: SchemaCheck | undefined;
 const sarifSchema = (): SchemaCheck => (checkLog ??= schemaCheck(schemaDocument(), { draft04: true }));
