@@ -1,25 +1,21 @@
-# The service in a container: dist/ is built in the first stage; the second runs it with the
-# production dependencies only, as the unprivileged `node` user. See README, Running in production.
-ARG NODE_VERSION=20.20.2
+# The service in a container: the first stage installs everything and builds (npm ci's prepare:
+# the patches, the Prisma client, dist/); the second installs the production dependencies only
+# (its prepare sees no dev dependencies and builds nothing) and runs that dist/ as the
+# unprivileged `node` user. See docs/operators/production.md.
+ARG NODE_VERSION=24.21.0
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-# Install scripts are the project's postinstall (generate the Prisma client, build), which needs
-# the sources; the dependencies' own scripts are not needed to build.
-RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
-RUN npm run postinstall
+RUN npm ci --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts ./scripts
 COPY patches ./patches
-# --ignore-scripts: the postinstall would rebuild dist/ from sources this stage does not have. The
-# Prisma client is generated into src/ and compiled into dist/, so nothing needs generating here;
-# the patches to dependencies (patches/) are applied as the postinstall applies them.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package --error-on-fail --error-on-warn && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
 USER node
