@@ -1,5 +1,5 @@
 # The service in a container: dist/ is built in the first stage; the second runs it with the
-# production dependencies only, as the unprivileged `node` user. See README, Running in production.
+# production dependencies only, as the unprivileged `node` user. See docs/operators/production.md.
 ARG NODE_VERSION=20.20.2
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
