@@ -2,8 +2,9 @@
 // 100 ms, 10 transactions of 10 events each (`rate` events/s in all), through the outbox's statement
 // on a pool of this thread. On the thread that times the reads, their round trips and Prisma's
 // transactions held its event loop (the bare statement's p90 was 17–22 ms there, for a statement of
-// 3–5 ms), and that wait was counted as the service's (bench/README.md). Posts "ready"; told
-// "stop", it lets the transactions under way commit and posts how many events it committed.
+// 3–5 ms), and that wait was counted as the service's (bench/notes/2026-11-27-get-events-pages.md).
+// Posts "ready"; told "stop", it lets the transactions under way commit and posts how many events
+// it committed.
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { recordEvents } from "../src/events/outbox.ts";

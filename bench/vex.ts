@@ -37,7 +37,8 @@ const RATE = Number(process.env.BENCH_VEX_RATE ?? 200);
 const IDLE_MS = 3_000;
 /**
  * The readers' first seconds, not timed. Timed, they had been the whole idle baseline: in one run its
- * p99 came down from 7.7 to 2.7 ms over those 30 s, a baseline higher than the machine's (bench/README.md).
+ * p99 came down from 7.7 to 2.7 ms over those 30 s, a baseline higher than the machine's
+ * (bench/notes/2026-11-27-document-threads-sched-idle.md).
  */
 const WARM_UP_MS = 3_000;
 /** After a round's events are fanned out, before idle is timed again. */
@@ -45,8 +46,8 @@ const SETTLE_MS = 1_000;
 /**
  * 20 by default: the p99s then rest on about 12,000 requests idle and as many during the applies
  * at 200/s. Over 3 or 5 rounds they rest on their 20 or 30 slowest, and the ratio of two such p99s
- * spreads past 2× in a run that is 1.7× over all twenty (bench/README.md); the ratio of each
- * block of BLOCK_ROUNDS rounds is printed beside the whole run's to show it.
+ * spreads past 2× in a run that is 1.7× over all twenty (bench/notes/2026-11-29-vex-apply.md); the
+ * ratio of each block of BLOCK_ROUNDS rounds is printed beside the whole run's to show it.
  */
 const ROUNDS = Number(process.env.BENCH_VEX_ROUNDS ?? 20);
 const BLOCK_ROUNDS = 5;

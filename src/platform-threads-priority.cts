@@ -5,7 +5,7 @@
 // do (scans/reports/background-priority.ts): collecting a 10,000-statement VEX's garbage then
 // waits for a free core instead of taking the one a request's answer waits for. With a core free
 // they run as before. The event loop, libuv's thread pool and worker threads, all started later,
-// keep the process's priority (bench/README.md, "V8's helper threads at nice 10").
+// keep the process's priority (bench/notes/2026-11-26-v8-helpers-nice-10.md).
 // A thread's nice value is its own on Linux (setpriority with its id); elsewhere nothing changes.
 import { readdirSync } from "node:fs";
 import { setPriority } from "node:os";

@@ -1,9 +1,10 @@
 // Bulk work of one process takes turns: a VEX being read, planned and written in a document thread
 // and the dispatcher's fan-out of many events on the main thread never run at the same moment. Each
 // already rests between its statements (resting-writes.ts); run side by side, the two still held
-// both CPUs of a small machine at once, and other callers' requests waited for one (bench/README.md).
-// One at a time, a CPU stays free for them. The turn is a word of shared memory, so that the
-// threads of the process share it (a document thread gets its buffer with its task).
+// both CPUs of a small machine at once, and other callers' requests waited for one
+// (bench/notes/2026-11-28-bulk-turns.md). One at a time, a CPU stays free for them. The turn is a
+// word of shared memory, so that the threads of the process share it (a document thread gets its
+// buffer with its task).
 
 const FREE = 0;
 const HELD = 1;

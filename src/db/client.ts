@@ -45,7 +45,8 @@ const CONNECTION_TIMEOUT_MS = 3000;
  * Idle connections are kept, not closed after pg-pool's default 10 s: a new one costs a backend's
  * start and its memory warm-up (backend-memory.ts), 50–90 ms on a busy small VM, and a pool shrunk
  * in a quiet spell paid it again at the next burst, in the middle of the requests and the live
- * events' reads that met it (bench/README.md). A pool grows to its `max` at most, as before.
+ * events' reads that met it (bench/notes/2026-11-28-pools-keep-connections.md). A pool grows to its
+ * `max` at most, as before.
  */
 const NEVER_CLOSE_IDLE = 0; // pg-pool: 0 turns its closing of idle clients off
 

@@ -4,7 +4,7 @@
 // half the time for other callers' requests. The rests of one bulk write add up to at most
 // `maxRestMs`, and none is taken past its `restUntil`: on a slow machine, where each statement takes
 // longer, a large write is not made twice as long, nor kept from its caller by rests once it has run
-// long (bench/README.md, "the apply's writes take turns with the readers").
+// long (bench/notes/2026-11-26-vex-resting-writes.md).
 import { setTimeout as delay } from "node:timers/promises";
 
 /** How long a rest is, as a share of the statement before it. */

@@ -17,14 +17,15 @@ import { occurredAtIso, toLoggedEvent, type LoggedEvent, type LoggedEventRow } f
 /**
  * Events one fan-out statement takes at most. Small, so that a bulk fan-out (the 10,000 events of
  * a VEX) is many short statements with rests between them rather than a few long ones; live events
- * come a few at a time and fill no batch (bench/README.md).
+ * come a few at a time and fill no batch (bench/notes/2026-11-28-bulk-fan-out-rests.md).
  */
 export const FAN_OUT_BATCH = 100;
 
 /**
  * A fan-out's rests, in all, at most: past the 0.5 s a VEX's writes allow, so that the 10,000 events
  * of a VEX take turns to the last (capped at 0.5 s, their last statements ran back to back on a slow
- * minute); a backlog of 100,000 is fanned out at most 2 s later than flat out (bench/README.md).
+ * minute); a backlog of 100,000 is fanned out at most 2 s later than flat out
+ * (bench/notes/2026-11-28-bulk-fan-out-rests.md).
  */
 const FAN_OUT_MAX_REST_MS = 2_000;
 
@@ -75,8 +76,8 @@ export interface FanOutPendingOptions {
  * Fans out every event committed so far, a batch at a time; returns how many. After a full batch the
  * next one rests as long as it took (resting-writes.ts), as a VEX's writes do: a bulk fan-out held
  * one of a small machine's two CPUs for a fifth of a second, back to back, and other callers'
- * requests waited for it (bench/README.md). Each batch takes its turn with the VEX being applied
- * meanwhile, if any (bulk-turns.ts).
+ * requests waited for it (bench/notes/2026-11-28-bulk-fan-out-rests.md). Each batch takes its turn
+ * with the VEX being applied meanwhile, if any (bulk-turns.ts).
  */
 export async function fanOutPending(
   pool: pg.Pool,

@@ -29,7 +29,8 @@ export interface LoggedEventRow {
 /**
  * The select-list item for `column` AS occurred_at, written by Postgres as `toISOString` would
  * write it (UTC, milliseconds: the column is timestamp(3)). Parsing a date per row and writing it out
- * again was a sixth of this process's CPU for a page of the log (bench/README.md).
+ * again was a sixth of this process's CPU for a page of the log
+ * (bench/notes/2026-11-26-event-times-by-postgres.md).
  */
 export const occurredAtIso = (column: string): string => `${isoTimestampSql(column)} AS occurred_at`;
 
@@ -150,8 +151,9 @@ const READ_FILTERED = (select: string, numbered = false) => `
 // The same read when nothing is filtered out: the page is all it scans, read in one pass, and the
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
-// time a page of 500 took (bench/README.md). Up to the select list: `m`'s marks, then the page `p`
-// (`numbered`, `p.n` numbering its events), one row when it is empty.
+// time a page of 500 took (bench/notes/2026-11-27-fan-out-function.md). Up to the select list:
+// `m`'s marks, then the page `p` (`numbered`, `p.n` numbering its events), one row when it is
+// empty.
 const READ_UNFILTERED = (select: string, numbered = false) => `
   SELECT m.head, m.pruned_through, ${select}
     FROM (${MARKS}) m
@@ -251,8 +253,9 @@ function pageBounds(read: LogRead, counts: PageCounts): Omit<LogPage<never>, "ev
 /**
  * Events per row of a rendered page. A page of 500 in one text (~200 KB) was a string in V8's
  * large-object space: each one mapped fresh memory (1 ms of faults and copying, against 0.03 ms for
- * the same bytes in two strings) and grew the old generation (bench/README.md). Rows of 50 events
- * stay far below that size (128 KiB) unless events are large.
+ * the same bytes in two strings) and grew the old generation
+ * (bench/notes/2026-11-28-get-events-strings.md). Rows of 50 events stay far below that size
+ * (128 KiB) unless events are large.
  */
 const RENDERED_ROW_EVENTS = 50;
 

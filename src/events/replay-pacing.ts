@@ -10,8 +10,8 @@ export const LIVE_WINDOW_MS = 1_000;
  * The share of the event loop the replays of an instance take while live events are flowing: they
  * rest six times as long as their slices took. With a quarter, the live subscribers' p99 beside a
  * catch-up was 1.27–1.79× its value alone on two CPUs; with a seventh 1.08–1.17× in the same
- * session's alternated runs, the catch-up still at 11,000–16,000 events/s (bench/README.md,
- * 2026-11-28).
+ * session's alternated runs, the catch-up still at 11,000–16,000 events/s
+ * (bench/notes/2026-11-28-replay-share.md).
  */
 export const REPLAY_SHARE = 1 / 7;
 

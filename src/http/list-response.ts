@@ -36,7 +36,8 @@ export function sendPage<T, V>(
  * The same, the page already a JSON array's text in pieces (`json`), written to the socket as they
  * are, in one write. Not as one Buffer for Koa to send: a page's buffer (~200 KB, outside V8's heap)
  * made V8 start a mark-compact every 30 pages or so, none when the strings are written
- * (bench/README.md). Koa then leaves the response alone (`respond = false`), so this comes last.
+ * (bench/notes/2026-11-28-get-events-strings.md). Koa then leaves the response alone
+ * (`respond = false`), so this comes last.
  */
 export function sendJsonArray(
   ctx: Koa.Context,

@@ -2,7 +2,7 @@
 // events on one by one. It lets go of each event as soon as it is handed on: a page held whole while
 // its events are handed on outlives the young generation's collections, and everything it holds is
 // then promoted, to be reclaimed by mark-compact collections, whose pauses the live subscribers wait
-// through (bench/README.md, "the event log").
+// through (bench/notes/2026-11-26-event-log-replay.md).
 import v8 from "node:v8";
 import vm from "node:vm";
 import { openDatabase, type Database } from "../../src/db/client.ts";

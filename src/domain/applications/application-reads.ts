@@ -1,8 +1,8 @@
 // The application reads (GET /applications/{id}, pages of GET /applications filtered or not, their
 // count for GraphQL's totalCount) as named prepared statements on pg: planned once per connection
 // and shape, and without Prisma's per-query compile, which took about a fifth of the service's CPU
-// under that load (bench/README.md) and made most of its garbage. Rows come back in the shape of
-// Prisma's Application, so callers cannot tell the two apart.
+// under that load (bench/notes/2026-11-23-rest-reads-off-prisma.md) and made most of its garbage.
+// Rows come back in the shape of Prisma's Application, so callers cannot tell the two apart.
 import type pg from "pg";
 import type { Application } from "../../generated/prisma/client.ts";
 import { decodeCursor, type PageRequest } from "../pagination.ts";

@@ -12,13 +12,14 @@ import { matchStatements, type Matchable } from "./vex-matching.ts";
 /**
  * The statements of $2 (kept-statement-rows.ts, as JSON text), for application $1, as $3 made them
  * at $4. Read as jsonb (jsonb_to_recordset): in the bench's applies no slower than
- * json_to_recordset, and faster on a new connection (bench/README.md). The same
- * statement again is left out before the insert: ON CONFLICT would lock its row, writing to its page
- * and to the WAL, only to change nothing (the apply holds the application's lock: no one else
+ * json_to_recordset, and faster on a new connection (bench/notes/2026-11-27-vex-warm-thread.md). The
+ * same statement again is left out before the insert: ON CONFLICT would lock its row, writing to its
+ * page and to the WAL, only to change nothing (the apply holds the application's lock: no one else
  * keeps its statements meanwhile). It is looked up by its key, one row's subquery at a time, not
  * joined: the planner cannot make that a join, whose plan would rest on statistics. No statistics
  * hold a new application's statements, and `NOT EXISTS` was then planned as a nested loop comparing
- * every statement with every one kept (5.6 s for a chunk of 2,500 against 10,000; bench/README.md).
+ * every statement with every one kept (5.6 s for a chunk of 2,500 against 10,000;
+ * bench/notes/2026-11-27-vex-kept-statements.md).
  */
 const KEEP_STATEMENTS = `
   INSERT INTO vex_statements (id, application_id, key, vulnerability_ids, products, status, analysis, by, recorded_at)

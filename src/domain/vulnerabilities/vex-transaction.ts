@@ -18,8 +18,8 @@ import type { VexReading } from "./vex-statement.ts";
  * The application's vulnerabilities known by one of the ids (a JSON array). Not `aliases && ids`:
  * that compares every alias with every id (10,000 × 10,000 took seconds); a hash join does not.
  * Plain rows, parsed here by pg: Postgres writes 10,000 of them in a fifth of the time it took to
- * build them as one JSON text (bench/README.md). Only what matching and deciding read: the events'
- * data comes from the updated rows (decisions.ts).
+ * build them as one JSON text (bench/notes/2026-11-27-vex-warm-thread.md). Only what matching and
+ * deciding read: the events' data comes from the updated rows (decisions.ts).
  */
 const CANDIDATES = `
   SELECT id, status, analysis, aliases, location
@@ -39,7 +39,7 @@ export interface VexTarget {
  * How long into the apply its writes may rest. On a fast machine an apply of 10,000 statements has
  * written everything by then, rests included; on a slow one, whose writes take longer, the last of
  * them follow one another instead, so that the rests are not what takes a large apply past what its
- * caller waits for (bench/README.md).
+ * caller waits for (bench/notes/2026-11-27-vex-plan-then-write.md).
  */
 const RESTS_WITHIN_MS = 1_500;
 
@@ -66,7 +66,8 @@ export async function applyVexReading(
     // Every statement is kept, whatever it matches, then the decisions are written, all taking turns
     // with other callers (resting-writes.ts): Postgres is left free between the chunks. None is
     // written while this thread plans, the longest stretch of its own work: the two overlapping held
-    // both CPUs of a small machine, and other callers' requests waited (bench/README.md).
+    // both CPUs of a small machine, and other callers' requests waited
+    // (bench/notes/2026-11-27-vex-plan-then-write.md).
     function* writes(): Iterable<() => Promise<unknown>> {
       for (const chunk of kept) yield () => turns.take(() => keepStatementRows(client, applicationId, chunk, by, at));
       // The decisions' chunks are made one at a time, each while the one before is written.

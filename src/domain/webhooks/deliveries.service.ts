@@ -16,7 +16,7 @@ const withLog = { event: { select: { type: true } }, attempts: { orderBy: { atte
 /**
  * Marks the deliveries not yet attempted that wait behind their subscription's pending retries: while
  * its endpoint fails, the dispatcher sends a subscription its due retries and no fresh delivery (see
- * the README on holding), so these stay pending, due, with no attempt, until the endpoint recovers.
+ * docs/users/webhooks.md on holding), so these stay pending, due, with no attempt, until the endpoint recovers.
  */
 async function markWaiting(db: Pick<Db, "$queryRaw">, webhookId: string, deliveries: DeliveryWithLog[]): Promise<void> {
   const fresh = deliveries.filter((d) => d.status === "pending" && d.attemptCount === 0);

@@ -25,7 +25,7 @@ export interface PassiveRule {
   confidence: ZapConfidence;
   cweId: number;
   wascId: number;
-  /** What the rule looks at and when it fires, in a sentence (the README's rules table). */
+  /** What the rule looks at and when it fires, in a sentence (the rules table of docs/users/scans-and-agents.md). */
   inspects: string;
   description: string;
   solution: string;

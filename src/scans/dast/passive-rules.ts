@@ -1,5 +1,6 @@
 // The baseline engine's rules, one row per ZAP alert, in ZAP plugin id order (CONTRACT §12). The
-// README's rules table is checked against this one by test/unit/dast/passive-rules.test.ts.
+// rules table of docs/users/scans-and-agents.md is checked against this one by
+// test/unit/dast/passive-rules.test.ts.
 import type { PassiveRule } from "./passive-rule.ts";
 import {
   cookieSameSiteInvalid,

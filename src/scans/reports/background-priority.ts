@@ -4,9 +4,10 @@
 // against the threads of the same session (Linux's autogroups), so the thread still held its core
 // against Postgres's backends, and a thread that woke waited for its turn. A SCHED_IDLE thread gives
 // its core at once to any other that wakes, Postgres's included, and a core running nothing else
-// counts as free (bench/README.md). The cost: on a machine whose cores are all busy, a document
-// waits for one. A thread's policy is its own; `chrt` (util-linux) sets it. Where there is no chrt
-// the thread keeps nice 10; not on Linux, nothing changes.
+// counts as free (bench/notes/2026-11-27-document-threads-sched-idle.md). The cost: on a machine
+// whose cores are all busy, a document waits for one. A thread's policy is its own; `chrt`
+// (util-linux) sets it. Where there is no chrt the thread keeps nice 10; not on Linux, nothing
+// changes.
 import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";

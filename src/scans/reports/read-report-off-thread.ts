@@ -4,7 +4,8 @@
 // (one batch ahead, mapped while the one before is written).
 // Threads start with the first report. One stays, its code compiled and warm: on a 2-vCPU machine a
 // VEX of 10,000 statements applied 0.4 s sooner after 30 s of idle than on a thread started anew,
-// for 17-70 MiB more resident memory while idle (bench/README.md). Any other ends 10 s after its last task.
+// for 17-70 MiB more resident memory while idle (bench/notes/2026-11-27-vex-warm-thread.md). Any
+// other ends 10 s after its last task.
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import pg from "pg";

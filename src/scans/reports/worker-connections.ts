@@ -1,7 +1,8 @@
 // The connection a document thread applies its VEX documents on (report-worker.ts), kept between
 // applies instead of opened for each: a new backend's first statements cost more than a warm one's
 // (its caches of the tables, indexes and types they use), 30–70 ms a statement for the apply's
-// (bench/README.md). One per database URL and thread: a thread runs one task at a time.
+// (bench/notes/2026-11-27-vex-warm-thread.md). One per database URL and thread: a thread runs one
+// task at a time.
 import pg from "pg";
 import { keepBackendMemoryMapped } from "../../db/backend-memory.ts";
 

@@ -1,5 +1,5 @@
 // Each passive rule of the baseline engine: when it fires (with what) and, as carefully, when it
-// must not (ZAP's false-positive guards). The README's rules table is checked against the table.
+// must not (ZAP's false-positive guards). The rules table of docs/users/scans-and-agents.md is checked against the table.
 import { readFileSync } from "node:fs";
 import { readHtml } from "../../../src/scans/dast/html-facts.ts";
 import { ResponseHeaders, type ObservedResponse } from "../../../src/scans/dast/observed-response.ts";
@@ -497,8 +497,8 @@ describe("the rules table", () => {
       expect(ids).toContain(id);
   });
 
-  it("is the README's rules table, row for row", () => {
-    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+  it("is the rules table of docs/users/scans-and-agents.md, row for row", () => {
+    const readme = readFileSync(new URL("../../../docs/users/scans-and-agents.md", import.meta.url), "utf8");
     const RISK = { 1: "Low", 2: "Medium", 3: "High" };
     const rows = readme
       .split("\n")
