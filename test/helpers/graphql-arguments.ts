@@ -110,7 +110,10 @@ export interface Variant {
   variables: Record<string, unknown>;
 }
 
-/** The operation calling `field` with `values`, once with every argument inline and once per way of passing some as variables. */
+/**
+ * The operation calling `field` with `values`: every argument inline; each alone as a variable; all as
+ * variables; and all as variables left to their definitions' defaults (none sent).
+ */
 export function variantsOf(
   operation: "query" | "mutation" | "subscription",
   field: GraphQLField<unknown, unknown>,
@@ -118,8 +121,11 @@ export function variantsOf(
 ): Variant[] {
   const given = field.args.filter((a) => a.name in values);
   const selection = selectionOf(field.type);
-  const build = (label: string, asVariables: ReadonlySet<string>): Variant => {
-    const definitions = given.filter((a) => asVariables.has(a.name)).map((a) => `$${a.name}: ${String(a.type)}`);
+  const build = (label: string, asVariables: ReadonlySet<string>, byDefault = false): Variant => {
+    const variables = given.filter((a) => asVariables.has(a.name));
+    const definitions = variables.map(
+      (a) => `$${a.name}: ${String(a.type)}${byDefault ? ` = ${literal(values[a.name], a.type)}` : ""}`,
+    );
     const args = given.map(
       (a) => `${a.name}: ${asVariables.has(a.name) ? `$${a.name}` : literal(values[a.name], a.type)}`,
     );
@@ -128,11 +134,13 @@ export function variantsOf(
       query: `${operation}${definitions.length ? `(${definitions.join(", ")})` : ""} { ${field.name}${
         args.length ? `(${args.join(", ")})` : ""
       } ${selection} }`,
-      variables: Object.fromEntries(given.filter((a) => asVariables.has(a.name)).map((a) => [a.name, values[a.name]])),
+      variables: byDefault ? {} : Object.fromEntries(variables.map((a) => [a.name, values[a.name]])),
     };
   };
+  const all = new Set(given.map((a) => a.name));
   const variants = [build("inline", new Set()), ...given.map((a) => build(`$${a.name}`, new Set([a.name])))];
-  if (given.length > 1) variants.push(build("all variables", new Set(given.map((a) => a.name))));
+  if (given.length > 1) variants.push(build("all variables", all));
+  if (given.length > 0) variants.push(build("all variables by default", all, true));
   return variants;
 }
 

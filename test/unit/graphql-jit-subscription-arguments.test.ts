@@ -1,8 +1,9 @@
 // graphql-jit's subscriptions as patched (patches/graphql-jit+*.patch), on a schema of their own whose
 // inputs do not survive being coerced twice: an enum whose internal values are not its names, inside
 // a list and an input object, and a scalar whose parsed value is not a client's. Unpatched, the field's
-// subscriber got the operation's variables instead of its arguments (graphql-jit#183), and each event's
-// result coerced the already coerced variables again, an error per event instead of its data.
+// subscriber got the operation's variables instead of its arguments (graphql-jit#183), each event's
+// result coerced the already coerced variables again (an error per event instead of its data), and
+// variables left to their defaults were refused (a non-null one) or came as JSON (a Date as a string).
 import {
   GraphQLEnumType,
   GraphQLInputObjectType,
@@ -91,6 +92,12 @@ it("gives the subscriber and every event the same arguments, inline or as variab
     `subscription($kind: Kind, $filter: Filter, $day: Day, $label: String) { echo(${ARGUMENTS}) ${SELECTION} }`,
     values,
   );
+  // Left to their definitions' defaults, a non-null one among them (graphql-jit's own parsing
+  // refused that one as "not provided", and gave a Day default as a string).
+  const byDefault = await run(
+    `subscription($kind: Kind! = HIGH, $filter: Filter = { kinds: [SCAN_DONE], since: "2026-11-30" }, $day: Day = "2026-12-01", $label: String! = "x") { echo(${ARGUMENTS}) ${SELECTION} }`,
+    {},
+  );
   const inList = await run(
     `subscription($kinds: [Kind!], $since: Day, $kind: Kind, $day: Day) { echo(kind: $kind, filter: { kinds: $kinds, since: $since }, day: $day, label: "x") ${SELECTION} }`,
     { kinds: ["SCAN_DONE"], since: "2026-11-30", kind: "HIGH", day: "2026-12-01" },
@@ -99,6 +106,7 @@ it("gives the subscriber and every event the same arguments, inline or as variab
   const expected = [1, 2, 3].map((n) => ({ data: { echo: { n: String(n), kind: "HIGH", day: "2026-12-01" } } }));
   expect(inline).toEqual(expected);
   expect(asVariables).toEqual(expected);
+  expect(byDefault).toEqual(expected);
   expect(inList).toEqual(expected);
   const args = {
     kind: "high",
@@ -106,14 +114,14 @@ it("gives the subscriber and every event the same arguments, inline or as variab
     day: new Date("2026-12-01T00:00:00Z"),
     label: "x",
   };
-  expect(subscribed).toEqual([args, args, args]);
+  expect(subscribed).toEqual([args, args, args, args]);
 });
 
 it("still refuses variables that do not coerce, once, before subscribing", async () => {
   subscribed.length = 0;
   const [result] = await run(`subscription($kind: Kind) { echo(kind: $kind) { n } }`, { kind: "high" });
   expect(result!.errors?.map((e) => e.message)).toEqual([
-    'Variable "$kind" got invalid value "high"; Expected type Kind.',
+    'Variable "$kind" got invalid value "high"; Value "high" does not exist in "Kind" enum. Did you mean the enum value "HIGH"?',
   ]);
   expect(subscribed).toEqual([]);
 });
