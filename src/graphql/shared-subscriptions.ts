@@ -210,14 +210,22 @@ function tagged(source: AsyncIterableIterator<Result>, mode: EventStreamMode): A
   };
 }
 
-/** The subscription field's `after` argument: the variable that carries it, or its literal value. */
+/**
+ * The subscription field's `after` argument: its literal value, or the variable that carries it and
+ * that variable's default (what the field gets when the variable is not sent).
+ */
 function afterArgument(
   document: DocumentNode,
   operationName: string | null | undefined,
-): { variable?: string; value?: string } {
-  const field = getOperationAST(document, operationName)?.selectionSet.selections[0];
+): { variable?: string; byDefault?: string; value?: string } {
+  const operation = getOperationAST(document, operationName);
+  const field = operation?.selectionSet.selections[0];
   const after = field?.kind === Kind.FIELD ? field.arguments?.find((arg) => arg.name.value === "after") : undefined;
-  if (after?.value.kind === Kind.VARIABLE) return { variable: after.value.name.value };
+  if (after?.value.kind === Kind.VARIABLE) {
+    const variable = after.value.name.value;
+    const byDefault = operation?.variableDefinitions?.find((d) => d.variable.name.value === variable)?.defaultValue;
+    return { variable, ...(byDefault?.kind === Kind.STRING && { byDefault: byDefault.value }) };
+  }
   if (after?.value.kind === Kind.STRING) return { value: after.value.value };
   return {};
 }
@@ -247,7 +255,12 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
       const context = args.contextValue;
       const argument = afterArgument(args.document, args.operationName);
       const variables = { ...(args.variableValues as Record<string, unknown> | undefined) };
-      const fromVariable = argument.variable === undefined ? undefined : variables[argument.variable];
+      const fromVariable =
+        argument.variable === undefined
+          ? undefined
+          : Object.hasOwn(variables, argument.variable)
+            ? variables[argument.variable] // null too: the field gets null, not the default
+            : argument.byDefault;
       if (argument.variable !== undefined) delete variables[argument.variable];
       const after =
         argument.value ??
