@@ -39,6 +39,7 @@ export const VULNERABILITY_COLUMNS: Readonly<Record<keyof Vulnerability, string>
   updatedAt: "t.updated_at",
   aliases: "t.aliases",
   analysis: "t.analysis",
+  reportPart: "t.report_part",
 };
 const DATES = ["resolvedAt", "createdAt", "updatedAt"];
 
