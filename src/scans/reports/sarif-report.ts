@@ -12,7 +12,11 @@
 //   analysis results"). `runs: null` says the producer failed to write any run (§3.13.4). The
 //   published schema allows neither null; the prose does, so both are read as failure, not refused.
 //   GitHub's code scanning agrees: it refuses a run without `results`, and does not let an
-//   unsuccessful execution close alerts (github/codeql-action#1393).
+//   unsuccessful execution close alerts (github/codeql-action#1393). So do the tools: ESLint's
+//   formatter (@microsoft/eslint-formatter-sarif) writes a file it could not parse as an
+//   error-level notification with executionSuccessful false ("the tool failed to complete its
+//   task"); CodeQL reports extraction problems that leave the results valid as warnings
+//   (github/codeql#6830).
 // - "This part was not scanned": a run that is not in the log. A run's part is its tool and its
 //   category, `automationDetails.id` but its last component (§3.17.3; GitHub's "category").
 // - "Nothing found": a run that did not fail, with `results: []` (§3.14.23: "If the tool did not
