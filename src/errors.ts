@@ -1,8 +1,12 @@
 // Domain errors carry a stable code; each door maps the kind to its own vocabulary
 // (REST: status + problem+json, GraphQL: extensions.code).
 
-/** `expired`: an event cursor older than what retention keeps (CONTRACT §14). */
-export type ErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "expired";
+/**
+ * `expired`: an event cursor older than what retention keeps (CONTRACT §14). `tool_failed`: a
+ * well-formed scanner report that says its tool failed, which can complete no scan (CONTRACT §11).
+ */
+export type ErrorKind =
+  "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "expired" | "tool_failed";
 
 export interface FieldError {
   path: string;
@@ -28,5 +32,8 @@ export const cursorExpired = () =>
     "expired",
     "The cursor is older than the events kept (EVENT_RETENTION_DAYS); read again from the oldest kept, without it",
   );
+/** `errors[].path`: JSON Pointers to where the report says so. */
+export const toolFailed = (message: string, errors: FieldError[]) =>
+  new DomainError("tool_failed", message, { errors });
 export const forbidden = (scope: string) =>
   new DomainError("forbidden", `This operation needs the '${scope}' scope`, { scope });

@@ -13,6 +13,7 @@ export const CODE_OF_KIND: Record<ErrorKind, string> = {
   not_found: "NOT_FOUND",
   conflict: "CONFLICT",
   expired: "CURSOR_EXPIRED",
+  tool_failed: "TOOL_FAILED",
 };
 
 export function domainErrorToGraphQL(err: DomainError, base?: GraphQLError): GraphQLError {

@@ -16,6 +16,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   410: "The cursor has expired (older than the events kept)",
   413: "Body over 1 MiB",
   415: "Body is not JSON",
+  422: "The report says its tool failed (code tool_failed, errors[].path JSON Pointers into it): no scan was created",
   429: "Rate limit exceeded (see Retry-After)",
   500: "Internal error",
   503: "The database cannot be reached (see Retry-After), or not ready",
@@ -50,6 +51,7 @@ const problemSchema = {
         "internal",
         "cursor_expired",
         "unavailable",
+        "tool_failed",
       ],
     },
     errors: {

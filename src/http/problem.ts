@@ -14,7 +14,8 @@ export type ProblemCode =
   | "rate_limited"
   | "internal"
   | "cursor_expired"
-  | "unavailable";
+  | "unavailable"
+  | "tool_failed";
 
 const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   validation_failed: [400, "Validation failed"],
@@ -30,6 +31,7 @@ const TITLES: Record<ProblemCode, [status: number, title: string]> = {
   internal: [500, "Internal server error"],
   cursor_expired: [410, "Cursor expired"],
   unavailable: [503, "Service unavailable"],
+  tool_failed: [422, "The report says the tool failed"],
 };
 
 export interface Problem {

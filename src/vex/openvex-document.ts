@@ -14,13 +14,9 @@ export const OPENVEX_CONTEXT = "https://openvex.dev/ns/v0.2.0";
 
 let check: SchemaCheck | undefined;
 const openVexSchema = (): SchemaCheck =>
-  (check ??= schemaCheckOfLongArrays(
-    vendoredSchema("openvex-0.2.0.json"),
-    ["statements"],
-    {
-      draft2020: true,
-    },
-  ));
+  (check ??= schemaCheckOfLongArrays(vendoredSchema("openvex-0.2.0.json"), ["statements"], {
+    draft2020: true,
+  }));
 
 export const OPENVEX_STATUSES = ["not_affected", "affected", "fixed", "under_investigation"] as const;
 export type OpenVexStatus = (typeof OPENVEX_STATUSES)[number];

@@ -6,7 +6,7 @@ import { getNamedType, getNullableType, isListType, type GraphQLField } from "gr
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import { EVENT_TYPES } from "../../src/events/catalog.ts";
 import { schema } from "../../src/graphql/schema.ts";
-import { createEngines } from "../../src/scans/engines/engine.ts";
+import { createEngines } from "../../src/scans/engines/create-engines.ts";
 import { createScanRunner, type ScanRunner } from "../../src/scans/scan-runner.ts";
 import { gql } from "../helpers/graphql.ts";
 import { fieldsWithArguments, sampleValue, variantsOf, type Pick } from "../helpers/graphql-arguments.ts";

@@ -3,7 +3,7 @@
 // sample) and the CycloneDX SBOM that `npm sbom` generates for this very project. Each upload's
 // vulnerabilities are checked field by field against the file the tool wrote.
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -122,6 +122,46 @@ describe("ESLint's SARIF", () => {
     expect((await upload(app, moved, `?checkoutPath=${encodeURIComponent(elsewhere)}`)).status).toBe(202);
     const after = await vulnerabilitiesOf(app);
     expect(after.map((v) => [v.id, v.status])).toEqual(before.map((v) => [v.id, "open"]));
+  });
+});
+
+describe("ESLint's SARIF when ESLint could not parse a file", () => {
+  it("says the tool failed: the upload is refused 422 and the application's ESLint findings stay open", async () => {
+    const app = await newApplication("eslint-failed");
+    expect(
+      (await upload(app, await eslintSarif(process.cwd()), `?checkoutPath=${encodeURIComponent(process.cwd())}`))
+        .status,
+    ).toBe(202);
+    const before = await vulnerabilitiesOf(app);
+    expect(before.length).toBeGreaterThan(0);
+
+    // The same checkout, the flaws fixed (their files gone) and one file that does not parse.
+    const broken = path.join(dir, "broken-runner");
+    await cp(`${SAMPLE}/eslint.config.mjs`, path.join(broken, SAMPLE, "eslint.config.mjs"));
+    await writeFile(path.join(broken, SAMPLE, "server.js"), "function (\n");
+    await symlink(path.resolve("node_modules"), path.join(broken, "node_modules"));
+    const out = path.join(dir, "eslint-broken.sarif");
+    const eslint = path.resolve("node_modules/eslint/bin/eslint.js");
+    // ESLint exits 1 on the parse error, after writing its report.
+    await expect(
+      run(
+        process.execPath,
+        [eslint, "-c", `${SAMPLE}/eslint.config.mjs`, "-f", "@microsoft/eslint-formatter-sarif", "-o", out, SAMPLE],
+        { cwd: broken },
+      ),
+    ).rejects.toMatchObject({ code: 1 });
+    const text = await readFile(out, "utf8");
+    const log = JSON.parse(text) as Sarif.Log;
+    expect(log.runs[0]!.results).toEqual([]);
+    expect(log.runs[0]!.invocations![0]!.executionSuccessful).toBe(false);
+
+    const res = await upload(app, text, `?checkoutPath=${encodeURIComponent(broken)}`);
+    expect([res.status, res.body.code]).toEqual([422, "tool_failed"]);
+    expect(res.body.detail).toMatch(/ESLint's invocation says executionSuccessful: false/);
+    expect(res.body.errors).toContainEqual(
+      expect.objectContaining({ path: "/runs/0/invocations/0/executionSuccessful" }),
+    );
+    expect((await vulnerabilitiesOf(app)).map((v) => [v.id, v.status])).toEqual(before.map((v) => [v.id, "open"]));
   });
 });
 

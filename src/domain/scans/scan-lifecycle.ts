@@ -5,7 +5,7 @@ import type { Db, Tx } from "../../db/client.ts";
 import { recordEvent, recordEvents } from "../../events/outbox.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { evaluatePolicies } from "../policies/policy-evaluation.ts";
-import type { Finding, FindingBatches } from "../vulnerabilities/finding.ts";
+import { WHOLE_SCOPE, type Finding, type FindingBatches, type ReportCoverage } from "../vulnerabilities/finding.ts";
 import { recordFindings } from "../vulnerabilities/record-findings.ts";
 import { engineSourceColumns, type EngineSource } from "./scan-source.ts";
 import { toScanEventData } from "./scan.view.ts";
@@ -128,10 +128,16 @@ export async function completeScan(
  * What completing a scan writes, whatever its findings came from (the engine or a report): the
  * findings, the summary, scan.completed and the policy verdict. Scans of one application finish
  * one at a time, so two of them never update the same vulnerabilities in opposite orders.
+ * `coverage`: which earlier findings it may resolve (a report's parts; an engine's scan, all).
  */
-export async function finishScan(tx: Tx, scan: Scan, findings: FindingBatches): Promise<Scan> {
+export async function finishScan(
+  tx: Tx,
+  scan: Scan,
+  findings: FindingBatches,
+  coverage: ReportCoverage = WHOLE_SCOPE,
+): Promise<Scan> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${scan.applicationId}, 0))`;
-  const { summary } = await recordFindings(tx, scan, findings);
+  const { summary } = await recordFindings(tx, scan, findings, coverage);
   const completed = await tx.scan.update({
     where: { id: scan.id },
     data: {

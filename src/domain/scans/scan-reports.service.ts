@@ -3,20 +3,22 @@
 // auto-resolve and policy verdict as an engine's scan: either a new scan (an upload, never a 409:
 // it is never `queued` or `running` where the one-active-scan index could see it), or a triggered
 // scan of an external type that was waiting for it, queued or held by an agent (CONTRACT §12).
+// A report that says its tool failed completes nothing and resolves nothing: the scan it was to
+// fulfil fails with what the report said, and an upload that would create a scan is refused.
 import { z } from "zod";
 import { hasScope, requireScope, type Actor } from "../../auth/scopes.ts";
 import { isForeignKeyViolation } from "../../db/client.ts";
 import { recordEvent } from "../../events/outbox.ts";
 import type { Tx } from "../../db/client.ts";
-import { conflict, invalid, notFound } from "../../errors.ts";
+import { conflict, invalid, notFound, toolFailed, type FieldError } from "../../errors.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { parseInput } from "../validation.ts";
-import type { FindingBatches } from "../vulnerabilities/finding.ts";
+import type { FindingBatches, ReportCoverage } from "../vulnerabilities/finding.ts";
 import { lockHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
 import { reportLeaseQuerySchema } from "./scan-jobs.schemas.ts";
-import { finishScan } from "./scan-lifecycle.ts";
+import { finishScan, markFailed } from "./scan-lifecycle.ts";
 import { toScanEventData } from "./scan.view.ts";
 import { SCAN_TYPES, type ReportFormat, type ScanType } from "./scans.schemas.ts";
 
@@ -30,6 +32,16 @@ export interface ScanReport {
   scanType: ScanType;
   /** One per result, informational ones already left out; the same fingerprint may come twice. */
   findings: FindingBatches;
+  /** Set when the report says its tool failed (every SARIF run failed): it then has no findings. */
+  failure: ReportFailure | null;
+  /** Which of the tool's earlier findings it may resolve: the parts it covered that completed. */
+  coverage: ReportCoverage;
+}
+
+/** What a report says of its tool's failure: `reason` in a sentence, `errors` where it says so (JSON Pointers). */
+export interface ReportFailure {
+  reason: string;
+  errors: FieldError[];
 }
 
 /** A report of 100,000 findings takes seconds to record, far beyond the default 5 s. */
@@ -44,7 +56,7 @@ export const reportUploadQuerySchema = z.strictObject({
 async function startAndFinish(tx: Tx, scan: Scan, report: ScanReport): Promise<Scan> {
   const started = { ...scan, status: "running" as const, completedAt: null };
   await recordEvent(tx, "scan.started", toScanEventData(started), { applicationId: scan.applicationId });
-  return finishScan(tx, scan, report.findings);
+  return finishScan(tx, scan, report.findings, report.coverage);
 }
 
 const sourceOf = (report: ScanReport) => ({
@@ -63,6 +75,12 @@ export async function ingestReport(
   const actor = requireScope(ctx.actor, "scans:write");
   const options = parseInput(reportUploadQuerySchema, query, "Query parameters");
   if (!isId(applicationId)) throw notFound("Application");
+  if (report.failure) {
+    // No scan is created for a tool that did not scan: the caller learns why (422), or of a wrong id first.
+    const application = await ctx.db.application.findUnique({ where: { id: applicationId }, select: { id: true } });
+    if (!application) throw notFound("Application");
+    throw toolFailed(report.failure.reason, report.failure.errors);
+  }
   const now = new Date();
   try {
     return await ctx.db.$transaction(async (tx) => {
@@ -100,7 +118,8 @@ const isAgentOnly = (actor: Actor | undefined): actor is Actor =>
   actor !== undefined && !hasScope(actor, "scans:write") && hasScope(actor, "scans:run");
 
 /**
- * Completes a triggered scan of an external type (SCAN_ENGINES) with its report: `409` when it is
+ * Completes a triggered scan of an external type (SCAN_ENGINES) with its report, or fails it
+ * (scan.failed, the report's words its failure.reason) when the report says its tool failed: `409` when it is
  * already completed or failed, its type runs on the built-in engine, or the caller must hold its
  * lease and does not (isAgentOnly). The scan row is locked first, so of two reports for one scan
  * exactly one completes it.
@@ -137,12 +156,18 @@ export async function completeScanWithReport(
     }
     // An agent's claim already started it (scan.started); a queued one starts and finishes now.
     if (scan.status === "running") {
-      return finishScan(tx, await tx.scan.update({ where: { id: scanId }, data: sourceOf(report) }), report.findings);
+      const source = await tx.scan.update({ where: { id: scanId }, data: sourceOf(report) });
+      if (report.failure) return markFailed(tx, scanId, report.failure.reason);
+      return finishScan(tx, source, report.findings, report.coverage);
     }
     const running = await tx.scan.update({
       where: { id: scanId },
       data: { status: "running", startedAt: new Date(), ...sourceOf(report) },
     });
+    if (report.failure) {
+      await recordEvent(tx, "scan.started", toScanEventData(running), { applicationId: running.applicationId });
+      return markFailed(tx, scanId, report.failure.reason);
+    }
     return startAndFinish(tx, running, report);
   }, REPORT_TRANSACTION);
 }

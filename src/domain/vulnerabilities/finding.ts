@@ -31,7 +31,31 @@ export interface Finding {
   aliases?: string[];
   /** The report's own triage of it (CycloneDX `analysis`, SARIF `suppressions`), which gives its status. */
   analysis?: Decision | null;
+  /**
+   * The part of its tool's scan that reported it, where a report has parts that can fail or be left
+   * out on their own (a SARIF run, a Trivy target, a ZAP site); null where it has none (ReportCoverage).
+   */
+  part?: string | null;
 }
+
+/**
+ * Which of its tool's earlier findings a scan may resolve (CONTRACT §5, §11): only what it looked
+ * at and found clean. An engine's scan, a Grype report or a CycloneDX one covers the whole of what
+ * its tool scans (`parts: null`); a report in parts covers only those that it lists and that
+ * completed, so a finding of a part it left out, or of one that failed, stays as it is.
+ */
+export interface ReportCoverage {
+  /** The parts covered; null: all of the tool's scope. */
+  readonly parts: readonly string[] | null;
+  /**
+   * Some part of the report failed (a SARIF run): then findings recorded without a part (before
+   * parts were kept) are not resolved either, since that part may have been theirs.
+   */
+  readonly partFailed: boolean;
+}
+
+/** What an engine's scan covers: every finding of its type and tool. */
+export const WHOLE_SCOPE: ReportCoverage = { parts: null, partFailed: false };
 
 /**
  * Findings in batches, as their source hands them over: an engine's all at once, a report's a few

@@ -10,7 +10,7 @@ import { newId } from "../../ids.ts";
 import { chunksOf } from "../chunks.ts";
 import { summarize, type ScanSummary } from "../scans/scan-summary.ts";
 import { STATUS_OF_STATE, type Analysis, type VulnerabilityStatus } from "./analysis.ts";
-import type { Finding, FindingBatches } from "./finding.ts";
+import { WHOLE_SCOPE, type Finding, type FindingBatches, type ReportCoverage } from "./finding.ts";
 import { decideNewVulnerabilities } from "./kept-statements.ts";
 import { canonicalIds } from "./vulnerability-ids.ts";
 import {
@@ -71,10 +71,11 @@ async function markSeen(tx: Tx, scan: Scan, findings: readonly Finding[], now: D
   return tx.$queryRaw<SeenRow[]>`
     WITH reported AS (
       SELECT * FROM unnest(${findings.map((f) => f.fingerprint)}::text[], ${findings.map((f) => (f.analysis ? STATUS_OF_STATE[f.analysis.state] : null))}::text[],
-                           ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[]) AS r(fingerprint, status, analysis)
+                           ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[],
+                           ${findings.map((f) => f.part ?? null)}::text[]) AS r(fingerprint, status, analysis, part)
     ), known AS (
       SELECT v.id, v.status::text AS previous, coalesce(v.analysis->>'source', '') = 'vex' AS by_vex, r.status AS reported_status,
-             r.analysis AS reported_analysis,
+             r.analysis AS reported_analysis, r.part AS reported_part,
              (r.analysis IS NOT NULL AND v.status <> 'accepted' AND coalesce(v.analysis->>'source', '') <> 'vex'
               AND (v.analysis IS NULL OR v.analysis - '{source,by,at}'::text[] <> r.analysis - '{source,by,at}'::text[])) AS took_report
         FROM vulnerabilities v JOIN reported r ON r.fingerprint = v.fingerprint
@@ -90,6 +91,7 @@ async function markSeen(tx: Tx, scan: Scan, findings: readonly Finding[], now: D
          SET last_seen_scan_id = ${scan.id}::uuid,
              status = n.status::"VulnerabilityStatus",
              analysis = CASE WHEN n.took_report THEN n.reported_analysis ELSE v.analysis END,
+             report_part = coalesce(n.reported_part, v.report_part),
              updated_at = CASE WHEN n.status <> n.previous OR n.took_report THEN ${now} ELSE v.updated_at END,
              resolved_at = CASE WHEN n.status <> 'resolved' THEN NULL WHEN n.previous = 'resolved' THEN v.resolved_at ELSE ${now} END
         FROM next n
@@ -122,19 +124,20 @@ async function insertNew(tx: Tx, scan: Scan, findings: readonly NewFinding[], no
     WITH inserted AS (
       INSERT INTO vulnerabilities (id, application_id, scan_id, scan_type, fingerprint, title, description, severity, cwe, cve,
                                    cvss_score, status, introduced_in, remediation, package_name, package_version, location, tool,
-                                   last_seen_scan_id, created_at, updated_at, aliases, analysis)
+                                   last_seen_scan_id, created_at, updated_at, aliases, analysis, report_part)
       SELECT f.id, ${scan.applicationId}::uuid, ${scan.id}::uuid, ${scan.scanType}::"ScanType", f.fingerprint, f.title, f.description,
              f.severity::"Severity", f.cwe, f.cve, f.cvss_score, coalesce(f.status, 'open')::"VulnerabilityStatus", f.introduced_in, f.remediation,
              f.package_name, f.package_version, f.location, ${scan.sourceTool}, ${scan.id}::uuid, ${now}, ${now},
-             ARRAY(SELECT jsonb_array_elements_text(f.ids)), f.analysis
+             ARRAY(SELECT jsonb_array_elements_text(f.ids)), f.analysis, f.part
         FROM unnest(${column("id")}::uuid[], ${column("fingerprint")}::text[], ${column("title")}::text[], ${column("description")}::text[],
                     ${column("severity")}::text[], ${column("cwe")}::text[], ${column("cve")}::text[], ${column("cvssScore")}::float8[],
                     ${column("introducedIn")}::text[], ${column("remediation")}::text[], ${column("packageName")}::text[],
                     ${column("packageVersion")}::text[], ${column("location")}::text[], ${findings.map((f) => JSON.stringify(f.ids))}::jsonb[],
                     ${findings.map((f) => (f.analysis ? STATUS_OF_STATE[f.analysis.state] : null))}::text[],
-                    ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[])
+                    ${findings.map((f) => jsonOrNull(reportedAnalysis(f, scan, now)))}::jsonb[],
+                    ${findings.map((f) => f.part ?? null)}::text[])
           AS f(id, fingerprint, title, description, severity, cwe, cve, cvss_score, introduced_in, remediation, package_name, package_version,
-               location, ids, status, analysis)
+               location, ids, status, analysis, part)
       ON CONFLICT (application_id, fingerprint) DO NOTHING
       RETURNING id, status, analysis
     ), history AS (
@@ -147,8 +150,21 @@ async function insertNew(tx: Tx, scan: Scan, findings: readonly NewFinding[], no
   return new Set(rows.map((r) => r.id));
 }
 
-/** Resolves the open or in-progress ones of the scan's type and tool it no longer reports, each with its history row. */
-async function resolveUnreported(tx: Tx, scan: Scan, fingerprints: readonly string[], now: Date) {
+/**
+ * Resolves the open or in-progress ones of the scan's type and tool it no longer reports, within
+ * what it covered, each with its history row. A finding recorded without a part is covered by a
+ * report in parts only when that report lists some and none of them failed.
+ */
+async function resolveUnreported(
+  tx: Tx,
+  scan: Scan,
+  fingerprints: readonly string[],
+  now: Date,
+  coverage: ReportCoverage,
+) {
+  const whole = coverage.parts === null;
+  const parts = coverage.parts ?? [];
+  const unattributed = !whole && parts.length > 0 && !coverage.partFailed;
   return tx.$queryRaw<{ id: string; severity: Finding["severity"]; title: string; created_at: Date }[]>`
     WITH resolved AS (
       UPDATE vulnerabilities v
@@ -156,6 +172,7 @@ async function resolveUnreported(tx: Tx, scan: Scan, fingerprints: readonly stri
         FROM (SELECT id, status FROM vulnerabilities
                WHERE application_id = ${scan.applicationId}::uuid AND scan_type::text = ${scan.scanType} AND tool = ${scan.sourceTool}
                  AND status IN ('open', 'in_progress') AND NOT (fingerprint = ANY(${fingerprints}::text[]))
+                 AND (${whole}::boolean OR report_part = ANY(${parts}::text[]) OR (report_part IS NULL AND ${unattributed}::boolean))
                  FOR UPDATE) previous
        WHERE v.id = previous.id
       RETURNING v.id, previous.status AS previous, v.severity, v.title, v.created_at
@@ -236,11 +253,16 @@ async function recordChunk(tx: Tx, scan: Scan, findings: readonly Finding[], now
  * (vulnerability.created), `open` or as the report's own analysis says, then decided by the VEX
  * statements kept for the application; one seen again only moves last_seen_scan_id, and goes back
  * to `open` when it was `resolved` (no event: it is the same vulnerability, not a new one) unless
- * a VEX said it is fixed; an `open` or `in_progress` one of the scan's type and tool that this
- * scan did not report is `resolved` (vulnerability.resolved); `accepted` stays `accepted`. Every
- * change of status is in the history.
+ * a VEX said it is fixed; an `open` or `in_progress` one of the scan's type and tool, within what
+ * the scan covered, that this scan did not report is `resolved` (vulnerability.resolved);
+ * `accepted` stays `accepted`. Every change of status is in the history.
  */
-export async function recordFindings(tx: Tx, scan: Scan, batches: FindingBatches): Promise<FindingsOutcome> {
+export async function recordFindings(
+  tx: Tx,
+  scan: Scan,
+  batches: FindingBatches,
+  coverage: ReportCoverage = WHOLE_SCOPE,
+): Promise<FindingsOutcome> {
   const now = new Date();
   const reported = new Set<string>();
   const summary = summarize([]);
@@ -261,7 +283,7 @@ export async function recordFindings(tx: Tx, scan: Scan, batches: FindingBatches
   }
 
   const { applicationId } = scan;
-  const resolved = await resolveUnreported(tx, scan, [...reported], now);
+  const resolved = await resolveUnreported(tx, scan, [...reported], now, coverage);
   for (const chunk of chunksOf(resolved, CHUNK)) {
     await recordEvents(
       tx,

@@ -14,6 +14,7 @@ const CODE_OF_KIND: Record<ErrorKind, ProblemCode> = {
   not_found: "not_found",
   conflict: "conflict",
   expired: "cursor_expired",
+  tool_failed: "tool_failed",
 };
 
 export function wwwAuthenticate(err: InvalidTokenError | DomainError): string {

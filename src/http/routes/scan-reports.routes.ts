@@ -33,7 +33,7 @@ const reportRequest = {
   bodyMediaTypes: REPORT_MEDIA_TYPES,
   success: {
     status: 202,
-    description: "The scan, completed from the report",
+    description: "The scan, completed from the report (on the scan route, failed when the report says its tool failed)",
     schema: scanViewSchema,
     headers: ["Location"],
   },
@@ -75,8 +75,9 @@ export const scanReportRoutes: RouteDefinition[] = [
     path: "/applications/{id}/scan-reports",
     summary: "Record a scan from a scanner's report: SARIF, CycloneDX, Trivy, Grype or ZAP JSON (extension)",
     description:
-      "The report becomes a scan with the same events, dedup, auto-resolve (per tool) and policy evaluation as any other.",
-    errors: [400, 404, 413, 415],
+      "The report becomes a scan with the same events, dedup, auto-resolve (per tool, within the parts the report covered) and policy evaluation as any other. " +
+      "A report that says its tool failed (every SARIF run failed, a ZAP report with no site) creates no scan: 422 tool_failed, its errors[].path pointing at where the report says so.",
+    errors: [400, 404, 413, 415, 422],
     async handle(ctx, svc) {
       sendScan(ctx, await withReport(ctx, (report, query) => ingestReport(svc, ctx.params.id!, report, query)));
     },
@@ -89,6 +90,7 @@ export const scanReportRoutes: RouteDefinition[] = [
     summary: "Complete a triggered scan of an external type (SCAN_ENGINES) with its scanner's report (extension)",
     description:
       "409 when the scan is already completed or failed, or its type runs on the built-in engine. " +
+      "A report that says its tool failed fails the scan instead (202, status failed, failure.reason what the report said; scan.failed), resolving nothing. " +
       "An agent's token (scans:run without scans:write) completes only the scan it holds (409 when its lease was lost).",
     // An agent's token may complete the scan it holds (the service decides which): scans:write or scans:run.
     scope: undefined,

@@ -1,6 +1,20 @@
 // CycloneDX 1.4–1.6 JSON with a `vulnerabilities` array (Trivy, Grype, Snyk, OWASP
 // dependency-track, cdxgen, …) → findings (CONTRACT §11). The BOM is checked against the schema of
 // its specVersion, as published in the CycloneDX JavaScript library, before it is read.
+//
+// How a BOM says what its tool did (CycloneDX 1.4–1.6 JSON, the schemas in
+// @cyclonedx/cyclonedx-library's res/schema):
+// - "The tool failed": it cannot; no field says an analysis failed. A tool that fails writes no
+//   BOM, or a cut-off one: a 400, never a scan.
+// - "This part was not scanned": a BOM without `vulnerabilities` is an inventory that no tool
+//   analysed for vulnerabilities (what cyclonedx-npm or cdxgen write): it is read, as a scan with
+//   no findings, and resolves nothing. `compositions[].aggregate` (complete, incomplete, unknown…)
+//   says how complete the inventory's relationships are, not whether they were analysed; not read.
+// - "Nothing found": `vulnerabilities: []` ("Vulnerabilities identified in components or
+//   services": none). Beware Trivy's CycloneDX output: it writes `"vulnerabilities": []` even when
+//   vulnerability scanning was off (pkg/sbom/cyclonedx/marshal.go), and such a BOM reads as clean.
+// So a BOM with `vulnerabilities` resolves its tool's earlier findings it no longer lists; one
+// without resolves nothing.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -12,7 +26,7 @@ import {
 } from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
-import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { WHOLE_SCOPE, type Finding } from "../../domain/vulnerabilities/finding.ts";
 import {
   clip,
   cveOf,
@@ -241,6 +255,9 @@ export const cyclonedxReport: ReportParser = {
       toolVersion: tool.version ?? null,
       scanType: subject?.type === "container" ? "container" : "sca",
       findings,
+      failure: null,
+      // Without `vulnerabilities`, nothing was analysed: no part covered.
+      coverage: bom.vulnerabilities === undefined ? { parts: [], partFailed: false } : WHOLE_SCOPE,
     };
   },
 };

@@ -1,8 +1,21 @@
 // Grype's JSON report (`grype <target> -o json`) → findings (CONTRACT §11). Grype publishes no
-// JSON Schema for it; the shape is that of its documentation.
+// JSON Schema for it; the shape is that of its documentation and of its own types (anchore/grype
+// grype/presenter/models/document.go: Document).
+//
+// How a Grype report says what Grype did:
+// - "The tool failed": it does not. Grype builds the document only once matching succeeded (any
+//   error before, a source it cannot read, a database it cannot load, ends the run without one),
+//   so what reaches us is no document, or a cut-off one: a 400, never a scan.
+// - "This part was not scanned": nothing in it says so; a report is about one source (`source`),
+//   all of it.
+// - "Nothing found": `matches: []`. Grype always writes the array ("we must preallocate the
+//   findings to ensure the JSON document does not show null when no matches are found"), so a
+//   document without it, or with null, is not a Grype report: a 400.
+// So a report resolves its tool's earlier findings it no longer lists. (`ignoredMatches`, the
+// matches its configuration ignores, are not read: they resolve as if not found.)
 import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
-import type { Finding } from "../../domain/vulnerabilities/finding.ts";
+import { WHOLE_SCOPE, type Finding } from "../../domain/vulnerabilities/finding.ts";
 import { canonicalIds } from "../../domain/vulnerabilities/vulnerability-ids.ts";
 import {
   clip,
@@ -117,6 +130,8 @@ export const grypeReport: ReportParser = {
       toolVersion: report.descriptor?.version ?? null,
       scanType: report.source?.type === "image" ? "container" : "sca",
       findings: report.matches.flatMap((m) => findingOf(m, tool, target) ?? []),
+      failure: null,
+      coverage: WHOLE_SCOPE,
     };
   },
 };

@@ -1,5 +1,29 @@
 // SARIF 2.1.0 (Semgrep, CodeQL, ESLint, Trivy's and Snyk's SARIF, …) → findings (CONTRACT §11).
 // The log is checked against the OASIS schema first, so what follows may rely on its shape.
+//
+// How a SARIF log says what its tool did, run by run (OASIS SARIF 2.1.0, errata 01; the authors'
+// reading in oasis-tcs/sarif-spec#398, #232 and #404):
+// - "The tool failed": `run.results` absent or null (§3.14.23: "If the tool failed to start … or
+//   failed to begin its analysis … results MAY be present, and if present SHALL be null"; absent
+//   "SHALL default to null"); an invocation with `executionSuccessful: false` (§3.20.14) or a
+//   `processStartFailureMessage` (§3.20.13); a `toolExecutionNotifications` or
+//   `toolConfigurationNotifications` entry of level `error` (§3.20.21–22: it "SHALL mean that the
+//   run failed. A SARIF consumer SHALL NOT assume that a failed run contains a complete set of
+//   analysis results"). `runs: null` says the producer failed to write any run (§3.13.4). The
+//   published schema allows neither null; the prose does, so both are read as failure, not refused.
+//   GitHub's code scanning agrees: it refuses a run without `results`, and does not let an
+//   unsuccessful execution close alerts (github/codeql-action#1393). So do the tools: ESLint's
+//   formatter (@microsoft/eslint-formatter-sarif) writes a file it could not parse as an
+//   error-level notification with executionSuccessful false ("the tool failed to complete its
+//   task"); CodeQL reports extraction problems that leave the results valid as warnings
+//   (github/codeql#6830).
+// - "This part was not scanned": a run that is not in the log. A run's part is its tool and its
+//   category, `automationDetails.id` but its last component (§3.17.3; GitHub's "category").
+// - "Nothing found": a run that did not fail, with `results: []` (§3.14.23: "If the tool did not
+//   detect any results, results SHALL be an empty array"). Results of kind pass, notApplicable or
+//   informational, or with baselineState absent, are not findings either.
+// So a failed run records nothing and resolves nothing; only the parts whose runs all completed
+// resolve their tool's earlier findings; a log whose runs all failed says the tool failed.
 import type * as Sarif from "sarif";
 import type { Decision } from "../../domain/vulnerabilities/analysis.ts";
 import type { Severity } from "../../domain/validation.ts";
@@ -32,8 +56,25 @@ const resultSchema = (): SchemaCheck =>
     { draft04: true, references: [schemaDocument()] },
   ));
 
-/** A log's errors against the schema: a whole log, or the outline of a streamed one (its results emptied). */
-export const checkSarifLog = (log: unknown): FieldError[] => sarifSchema()(log);
+/**
+ * A log's errors against the schema: a whole log, or the outline of a streamed one (its results
+ * emptied). `runs: null` and a run's `results: null` are checked as absent: the prose allows them
+ * (a failed tool), the schema does not.
+ */
+export function checkSarifLog(log: unknown): FieldError[] {
+  if (!isObject(log)) return sarifSchema()(log);
+  if (log["runs"] === null) return sarifSchema()({ ...log, runs: [] });
+  const runs = log["runs"];
+  if (!Array.isArray(runs) || !runs.some((run) => isObject(run) && run["results"] === null)) return sarifSchema()(log);
+  return sarifSchema()({
+    ...log,
+    runs: runs.map((run) => {
+      if (!isObject(run) || run["results"] !== null) return run;
+      const { results: _null, ...rest } = run;
+      return rest;
+    }),
+  });
+}
 
 /** One result's errors against the schema's `result` definition, named by their place in the log. */
 export function checkSarifResult(result: unknown, run: number, index: number): FieldError[] {
@@ -172,6 +213,7 @@ function findingOf(
   result: Sarif.Result,
   commit: string | undefined,
   checkout: string | undefined,
+  part: string,
 ): Finding {
   const rule = ruleOf(run, result);
   const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? "";
@@ -202,6 +244,7 @@ function findingOf(
     location,
     aliases: canonicalIds([ruleId]),
     analysis: suppressionOf(result),
+    part,
   };
 }
 
@@ -217,35 +260,113 @@ function scanTypeOf(run: Sarif.Run | undefined): ScanType {
 /** A log's runs, ready to read results against (a whole log, or the outline of a streamed one). */
 export interface SarifRuns {
   report: ReportHeader;
-  /** The finding of `runs[run]`'s result, or null when the result is informational. */
+  /** The finding of `runs[run]`'s result, or null when the result is informational or its run failed. */
   findingOf(run: number, result: Sarif.Result): Finding | null;
 }
 
-/** `log` must have passed checkSarifLog. */
+const FAILURE_TEXT_MAX = 500;
+const REASON_MAX = 2_000;
+
+/** A message's text as the log gives it (a notification's message may hold only an id). */
+const quoted = (message: Sarif.Message | undefined): string =>
+  JSON.stringify(clip(message?.text ?? message?.markdown ?? message?.id ?? "", FAILURE_TEXT_MAX));
+
+/** Where `run` says it failed (see the top of this file); none when it completed. */
+function runFailures(run: Sarif.Run, index: number): FieldError[] {
+  const at = (...path: (string | number)[]) => jsonPointer(["runs", index, ...path]);
+  const tool = run.tool.driver.name;
+  const failures: FieldError[] = [];
+  if (run.results === undefined || run.results === null) {
+    failures.push({
+      path: at("results"),
+      message: `${tool}'s run has ${run.results === null ? "null results" : "no results"}: the tool did not complete its analysis`,
+    });
+  }
+  (run.invocations ?? []).forEach((invocation, i) => {
+    if (invocation.processStartFailureMessage !== undefined) {
+      failures.push({
+        path: at("invocations", i, "processStartFailureMessage"),
+        message: `${tool} failed to start: ${JSON.stringify(clip(invocation.processStartFailureMessage, FAILURE_TEXT_MAX))}`,
+      });
+    }
+    if (invocation.executionSuccessful === false) {
+      const exit = invocation.exitCode !== undefined ? ` (exit code ${invocation.exitCode})` : "";
+      failures.push({
+        path: at("invocations", i, "executionSuccessful"),
+        message: `${tool}'s invocation says executionSuccessful: false${exit}`,
+      });
+    }
+    for (const key of ["toolExecutionNotifications", "toolConfigurationNotifications"] as const) {
+      (invocation[key] ?? []).forEach((notification, k) => {
+        if (notification.level !== "error") return;
+        const what = key === "toolExecutionNotifications" ? "an error" : "a configuration error";
+        failures.push({
+          path: at("invocations", i, key, k),
+          message: `${tool} reported ${what}: ${quoted(notification.message)}`,
+        });
+      });
+    }
+  });
+  return failures;
+}
+
+/** The part of its tool's scan a run is: the tool and the run's category (all of automationDetails.id but its last component). */
+function partOf(run: Sarif.Run): string {
+  const id = run.automationDetails?.id ?? "";
+  return JSON.stringify([run.tool.driver.name, id.includes("/") ? id.slice(0, id.lastIndexOf("/")) : ""]);
+}
+
+/** `log` must have passed checkSarifLog (its runs may be null: the producer wrote none). */
 export function sarifRuns(log: Sarif.Log, options: ReadOptions = {}): SarifRuns {
-  const runs = log.runs;
+  const runs = (log.runs as Sarif.Run[] | null) ?? [];
   const tool = [...new Set(runs.map((run) => run.tool.driver.name))].join(", ") || "SARIF";
   const first = runs[0]?.tool.driver;
   const checkout = options.checkoutPath ? fileUriPrefix(options.checkoutPath) : undefined;
   const commits = runs.map((run) => run.versionControlProvenance?.find((p) => p.revisionId)?.revisionId);
+  const failures = runs.map(runFailures);
+  const parts = runs.map(partOf);
+  const failedParts = new Set(parts.filter((_, i) => failures[i]!.length > 0));
+  const said = failures.flat();
+  const allFailed = log.runs === null || (runs.length > 0 && failures.every((f) => f.length > 0));
+  const failure = allFailed
+    ? {
+        reason: clip(
+          `The report says the tool failed: ${log.runs === null ? "its runs are null: the tool wrote none" : said.map((f) => f.message).join("; ")}`,
+          REASON_MAX,
+        ),
+        errors:
+          log.runs === null
+            ? [{ path: "/runs", message: "null: the tool failed to write any run" }]
+            : said.slice(0, MAX_ERRORS),
+      }
+    : null;
   return {
     report: {
       format: "sarif",
       tool,
       toolVersion: first?.semanticVersion ?? first?.version ?? null,
       scanType: scanTypeOf(runs[0]),
+      failure,
+      // No runs: no part was scanned, and none failed.
+      coverage: {
+        parts: [...new Set(parts.filter((part) => !failedParts.has(part)))],
+        partFailed: failedParts.size > 0,
+      },
     },
-    findingOf: (run, result) =>
-      isInformational(result) ? null : findingOf(runs[run]!, tool, result, commits[run], checkout),
+    findingOf: (run, result) => {
+      if (failures[run]!.length > 0 || isInformational(result)) return null;
+      return findingOf(runs[run]!, tool, result, commits[run], checkout, parts[run]!);
+    },
   };
 }
 
 export const sarifReport: ReportParser = {
   format: "sarif",
 
+  // Whatever its runs hold, so that a log with broken runs is refused for them, not as of no known format.
   detect: (document) =>
     isObject(document) &&
-    Array.isArray(document["runs"]) &&
+    "runs" in document &&
     (document["version"] === "2.1.0" || /sarif/i.test(String(document["$schema"] ?? ""))),
 
   parse(document, options: ReadOptions = {}) {
@@ -255,10 +376,14 @@ export const sarifReport: ReportParser = {
     const results = runs.map((run) =>
       isObject(run) && Array.isArray(run["results"]) ? (run["results"] as unknown[]) : [],
     );
-    const outline = {
-      ...(document as object),
-      runs: runs.map((run, i) => (results[i]!.length > 0 ? { ...(run as object), results: [] } : run)),
-    };
+    // Runs that are not an array stay as they are, for the schema to refuse.
+    const outline =
+      isObject(document) && Array.isArray(document["runs"])
+        ? {
+            ...(document as object),
+            runs: runs.map((run, i) => (results[i]!.length > 0 ? { ...(run as object), results: [] } : run)),
+          }
+        : document;
     const errors = [
       ...checkSarifLog(outline),
       ...results.flatMap((list, run) => list.flatMap((r, i) => (isNotAFinding(r) ? [] : checkSarifResult(r, run, i)))),

@@ -1,6 +1,17 @@
 // OWASP ZAP's traditional JSON report (`-J report.json`, the baseline and full scans' output) →
 // findings (CONTRACT §11). ZAP publishes no JSON Schema for it; the shape is that of its
 // documentation. One finding per alert and instance (URL and parameter); risk 0 is informational.
+//
+// How a ZAP report says what ZAP did (the reports add-on's traditional-json template; the scan
+// scripts in zaproxy/zaproxy docker/, e.g. zap-baseline.py):
+// - "The tool failed": the scripts write no report when ZAP fails (exit code 3, "Any other
+//   failure"), nor when the target answered nothing ("No URLs found - is the target URL
+//   accessible?"). A report listing no site at all (`site: []`) is that case: ZAP reached nothing
+//   to scan. It says the tool failed, as the built-in baseline fails a target that answers nothing
+//   (CONTRACT §12).
+// - "This part was not scanned": a site (`site[]."@name"`, scheme, host and port) not in `site`.
+// - "Nothing found": a site listed with `alerts: []`.
+// So a report resolves only the findings of the sites it lists.
 import { decodeHTML } from "entities";
 import { z } from "zod";
 import type { Severity } from "../../domain/validation.ts";
@@ -62,6 +73,7 @@ function findingsOf(a: Alert, tool: string, site: string): Finding[] {
       (i.otherinfo || a.otherinfo) && plainText(i.otherinfo || a.otherinfo!),
     ].filter(Boolean);
     return {
+      part: site,
       fingerprint: fingerprintOf("zap", tool, [a.pluginid, i.uri, i.param ?? ""]),
       title: titleOf(name),
       description: clip([description, ...details].join("\n\n"), TEXT_MAX),
@@ -88,6 +100,22 @@ export const zapReport: ReportParser = {
     const report = checkShape(zapSchema, document, "ZAP JSON report");
     const tool = report["@programName"] ?? "ZAP";
     const findings = report.site.flatMap((site) => site.alerts.flatMap((a) => findingsOf(a, tool, site["@name"])));
-    return { format: "zap", tool, toolVersion: report["@version"], scanType: "dast", findings };
+    const failure =
+      report.site.length === 0
+        ? {
+            reason: "The report says the tool failed: it lists no site, so ZAP reached nothing to scan",
+            errors: [{ path: "/site", message: "Empty: ZAP reached no site" }],
+          }
+        : null;
+    const parts = [...new Set(report.site.map((site) => site["@name"]))];
+    return {
+      format: "zap",
+      tool,
+      toolVersion: report["@version"],
+      scanType: "dast",
+      findings,
+      failure,
+      coverage: { parts, partFailed: false },
+    };
   },
 };

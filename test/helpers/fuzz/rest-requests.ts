@@ -2,6 +2,7 @@
 // shaped by each operation's own schema, then bent (wrong types, nasty strings, deep nesting, broken
 // JSON and UTF-8), with odd methods, content types and duplicated headers.
 import fc from "fast-check";
+import { brokenReport } from "./broken-reports.ts";
 import { withDescription, type HttpFuzzRequest } from "./fuzz-request.ts";
 import { authorization, contentType, extraHeaders, hostileUrlPart, urlPart, type Credentials } from "./http-parts.ts";
 import {
@@ -142,10 +143,19 @@ const MALFORMED_BODIES = [
   '{"a":1 // c\n}',
 ];
 
-/** The body: shaped by the schema, or any hostile JSON, or not JSON at all, or not UTF-8. */
-function bodyFor(schema: Schema | undefined): fc.Arbitrary<Buffer> {
+/** Operations whose body is a scanner's report (CONTRACT §11): they also get broken reports of every format. */
+const takesReport = (op: RestOperation) => /\/(scan-reports|report)$/.test(op.path);
+
+/**
+ * The body: shaped by the schema, or any hostile JSON, or not JSON at all, or not UTF-8; for a
+ * report's operation, often a structurally broken report (broken-reports.ts).
+ */
+function bodyFor(schema: Schema | undefined, reports = false): fc.Arbitrary<Buffer> {
   const json = fc.oneof({ weight: 4, arbitrary: fromSchema(schema) }, { weight: 1, arbitrary: hostileJson });
   return fc.oneof(
+    ...(reports
+      ? [{ weight: 6, arbitrary: brokenReport().map((r) => Buffer.from(JSON.stringify(r.document), "utf8")) }]
+      : []),
     { weight: 6, arbitrary: json.map((v) => Buffer.from(jsonText(v, "escaped"), "utf8")) },
     { weight: 2, arbitrary: json.map((v) => wtf8(jsonText(v, "raw-bytes"))) },
     {
@@ -262,7 +272,7 @@ function requestFor(op: RestOperation, fixtures: RestFixtures): fc.Arbitrary<Htt
       extra: extraHeaders,
       type: contentType,
       // Bodies where the operation takes one, and now and then where it does not.
-      body: fc.option(bodyFor(op.bodySchema), { freq: op.bodySchema ? 8 : 1, nil: undefined }),
+      body: fc.option(bodyFor(op.bodySchema, takesReport(op)), { freq: op.bodySchema ? 8 : 1, nil: undefined }),
     })
     .map(({ method, path, query, auth, extra, type, body }) => {
       const sendsBody = body !== undefined && method !== "HEAD";

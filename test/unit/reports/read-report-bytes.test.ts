@@ -89,7 +89,14 @@ describe("a SARIF log read as a stream", () => {
     const iterator = reading.batches();
     for (let next = iterator.next(); !next.done; next = iterator.next()) batches.push(next.value as never);
 
-    expect(reading.report).toEqual({ format: "sarif", tool: "DemoScan", toolVersion: "2.0.1", scanType: "sast" });
+    expect(reading.report).toEqual({
+      format: "sarif",
+      tool: "DemoScan",
+      toolVersion: "2.0.1",
+      scanType: "sast",
+      failure: null,
+      coverage: { parts: [JSON.stringify(["DemoScan", ""])], partFailed: false },
+    });
     const informational = log.runs.flatMap((run) => run.results ?? []).filter((r) => r.kind === "pass").length;
     expect(informational).toBeGreaterThan(0);
     expect(batches.map((b) => b.length)).toEqual([

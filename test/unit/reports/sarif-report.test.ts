@@ -340,10 +340,12 @@ describe("sarifReport.detect", () => {
         runs: [],
       }),
     ).toBe(true);
+    // Runs that are not a list are still SARIF's to refuse, with a JSON Pointer to them (issue 60).
+    expect(sarifReport.detect({ version: "2.1.0", runs: {} })).toBe(true);
+    expect(sarifReport.detect({ version: "2.1.0", runs: "nope" })).toBe(true);
   });
 
   it.each<[string, unknown]>([
-    ["runs that are not a list", { version: "2.1.0", runs: {} }],
     ["a log without runs", { version: "2.1.0" }],
     ["runs without a version or a SARIF $schema", { runs: [] }],
     ["a ZAP report", { "@programName": "ZAP", "@version": "2.15.0", site: [] }],
