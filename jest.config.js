@@ -31,6 +31,9 @@ const projects = [
     displayName: "integration",
     testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
     testPathIgnorePatterns: ["/node_modules/", `/test/integration/(${COMPILED.join("|")})\\.test\\.ts$`],
+    // The package's published verifier, which the webhook tests check deliveries with, from its
+    // source: the process project imports the compiled one (webhook-crash.test.ts).
+    moduleNameMapper: { "^appsec-service/webhook-verify$": "<rootDir>/src/webhooks/verify-delivery.ts" },
     globalSetup: "<rootDir>/test/helpers/global-setup/integration.ts",
     globalTeardown,
   },
