@@ -1,5 +1,18 @@
-/** @type {import('jest').Config} */
-export default {
+// Four projects, each with only the set-up its tests need (jest runs a project's globalSetup only
+// when one of its tests is in the run): `npm run test:<project>` runs one, `npm test` all four.
+//   unit         pure functions: no database, no build
+//   integration  real Postgres and real servers in the test process: the database
+//   process      the service (dist/main.js, `npm start`) or the agent (dist/agent/main.js) in
+//                a process of its own: the build and the database
+//   browser      the console in a real Chromium: the console's build, the database and a browser
+// `npm run test:<project>` names its project in TEST_PROJECT, not with --selectProjects, which
+// would take the file names given after it for more project names.
+
+/** The integration tests that start the compiled service or agent; the others run from the sources. */
+const COMPILED = ["body-limits", "scan-agent", "webhook-crash"];
+
+const base = {
+  rootDir: import.meta.dirname,
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
   transform: {
@@ -8,9 +21,49 @@ export default {
       { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "es6" } },
     ],
   },
-  testMatch: ["<rootDir>/test/**/*.test.ts"],
-  globalSetup: "<rootDir>/test/helpers/global-setup.ts",
-  globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
+};
+const globalTeardown = "<rootDir>/test/helpers/global-setup/teardown.ts";
+
+const projects = [
+  { ...base, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+  {
+    ...base,
+    displayName: "integration",
+    testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
+    testPathIgnorePatterns: ["/node_modules/", `/test/integration/(${COMPILED.join("|")})\\.test\\.ts$`],
+    // The package's published verifier, which the webhook tests check deliveries with, from its
+    // source: the process project imports the compiled one (webhook-crash.test.ts).
+    moduleNameMapper: { "^appsec-service/webhook-verify$": "<rootDir>/src/webhooks/verify-delivery.ts" },
+    globalSetup: "<rootDir>/test/helpers/global-setup/integration.ts",
+    globalTeardown,
+  },
+  {
+    ...base,
+    displayName: "process",
+    testMatch: [
+      "<rootDir>/test/e2e/**/*.test.ts",
+      ...COMPILED.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+    ],
+    globalSetup: "<rootDir>/test/helpers/global-setup/process.ts",
+    globalTeardown,
+  },
+  {
+    ...base,
+    displayName: "browser",
+    testMatch: ["<rootDir>/test/browser/**/*.test.ts"],
+    globalSetup: "<rootDir>/test/helpers/global-setup/browser.ts",
+    globalTeardown,
+  },
+];
+
+const only = process.env.TEST_PROJECT;
+if (only && !projects.some((p) => p.displayName === only))
+  throw new Error(`TEST_PROJECT=${only}: no such project (${projects.map((p) => p.displayName).join(", ")})`);
+
+/** @type {import('jest').Config} */
+export default {
+  rootDir: import.meta.dirname,
   testTimeout: 30000,
   reporters: ["default", "<rootDir>/test/helpers/totals-reporter.js"],
+  projects: projects.filter((p) => !only || p.displayName === only),
 };

@@ -11,6 +11,7 @@ import {
   tabTo,
   type ConsolePage,
 } from "../helpers/browser.ts";
+import { startAll } from "../helpers/start-all.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -20,9 +21,9 @@ let appId: string;
 let webhookId: string;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestApp({ SCAN_DURATION_MS: "0", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }),
-    launchBrowser(),
+  await startAll([
+    startTestApp({ SCAN_DURATION_MS: "0", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }).then((app) => (t = app)),
+    launchBrowser().then((b) => (browser = b)),
   ]);
   const app = await t.request("POST", "/applications", {
     body: {

@@ -12,6 +12,7 @@ import {
   closeCheckedPages,
   type ConsolePage,
 } from "../helpers/browser.ts";
+import { startAll } from "../helpers/start-all.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
@@ -25,9 +26,9 @@ let browser: Browser;
 const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestApp({ SCAN_DURATION_MS: "1200" }, { workers: [DISPATCHER_NAME] }),
-    launchBrowser(),
+  await startAll([
+    startTestApp({ SCAN_DURATION_MS: "1200" }, { workers: [DISPATCHER_NAME] }).then((app) => (t = app)),
+    launchBrowser().then((b) => (browser = b)),
   ]);
 });
 afterAll(async () => {

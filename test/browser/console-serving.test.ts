@@ -4,6 +4,7 @@
 import type { Browser } from "playwright-core";
 import { runBaselineScan, type ZapReportDocument } from "../../src/scans/dast/baseline-scan.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
+import { startAll } from "../helpers/start-all.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -11,10 +12,10 @@ let production: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  [t, production, browser] = await Promise.all([
-    startTestApp(),
-    startTestApp({ NODE_ENV: "production" }),
-    launchBrowser(),
+  await startAll([
+    startTestApp().then((app) => (t = app)),
+    startTestApp({ NODE_ENV: "production" }).then((app) => (production = app)),
+    launchBrowser().then((b) => (browser = b)),
   ]);
 });
 afterAll(async () => {

@@ -5,6 +5,7 @@
 import type { Browser, Locator, Page } from "playwright-core";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { launchBrowser, openPage, closeCheckedPages, type ConsolePage } from "../helpers/browser.ts";
+import { startAll } from "../helpers/start-all.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { cyclonedxReport, type ScannedVulnerability } from "../helpers/vex-documents.ts";
 
@@ -14,9 +15,9 @@ const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
   // The dispatcher runs: it fans committed events out to the live subscriptions.
-  [t, browser] = await Promise.all([
-    startTestApp({ SCAN_DURATION_MS: "0" }, { workers: [DISPATCHER_NAME] }),
-    launchBrowser(),
+  await startAll([
+    startTestApp({ SCAN_DURATION_MS: "0" }, { workers: [DISPATCHER_NAME] }).then((app) => (t = app)),
+    launchBrowser().then((b) => (browser = b)),
   ]);
 });
 afterAll(async () => {

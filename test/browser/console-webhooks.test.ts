@@ -16,6 +16,7 @@ import {
   screenshotPath,
   type ConsolePage,
 } from "../helpers/browser.ts";
+import { startAll } from "../helpers/start-all.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -31,13 +32,13 @@ beforeAll(async () => {
   cert = createSelfSignedCert();
   receiver = await startHttpsReceiver(cert);
   // A failed attempt is retried in ten minutes: what follows it to the same endpoint waits meanwhile.
-  [t, browser] = await Promise.all([
+  await startAll([
     startTestApp({
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       WEBHOOK_TIMEOUT_MS: "1000",
       WEBHOOK_RETRY_INITIAL_MS: "600000",
-    }),
-    launchBrowser(),
+    }).then((app) => (t = app)),
+    launchBrowser().then((b) => (browser = b)),
   ]);
   dispatcher = dispatcherTrusting(t, cert.cert);
 });

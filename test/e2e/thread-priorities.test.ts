@@ -3,11 +3,12 @@
 // (V8's collector workers among them) at nice 10, and the document threads under SCHED_IDLE (nice 10
 // as well); the event loop and libuv's thread pool at the process's priority. Read from Linux's /proc,
 // as the scheduler sees them.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { procStatField } from "../helpers/proc-stat.ts";
+import { spawnReaped } from "../helpers/process-reaper.ts";
 import { START_FLAGS, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
 import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
 
@@ -56,7 +57,7 @@ it("runs the threads Node starts before any JavaScript at nice 10, and the main 
       });
     });`;
   const { before, later } = await threadsNiceness(
-    spawn(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] }),
+    spawnReaped(process.execPath, [...START_FLAGS, "-e", script], { stdio: ["ignore", "pipe", "inherit"] }),
   );
 
   expect(before.length).toBeGreaterThanOrEqual(5); // V8's four workers and its delayed-task thread, at least

@@ -1,11 +1,19 @@
-// A real Chromium (Debian's package, never a downloaded build) driven by playwright-core, and what
-// the console's tests check on every view: axe-core's serious and critical violations, horizontal
-// overflow at 375 px, requests to other origins.
+// A real Chromium driven by playwright-core, and what the console's tests check on every view:
+// axe-core's serious and critical violations, horizontal overflow at 375 px, requests to other
+// origins.
+//
+// Which Chromium: Debian's package when `chromium` is on the PATH (.ci/run installs it); else the
+// one the registry package @sparticuz/chromium (an exact-pinned devDependency) ships inside itself
+// as a compressed binary, so `npm ci && npm test` needs nothing more. Never a browser downloaded
+// from elsewhere (playwright's own builds come from a CDN). The browser project's global set-up
+// picks it once, unpacks the registry's build if needed, and prints one line saying which.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { oneLineError } from "./required-tool.ts";
 
 /** Without the background-networking flags Chromium keeps calling Google's services: refused here. */
 const ARGS = [
@@ -19,17 +27,122 @@ const ARGS = [
   "--disable-sync",
 ];
 
-export function chromiumPath(): string {
+/**
+ * @sparticuz/chromium's flags are tuned for AWS Lambda; these would make its browser unlike a
+ * user's, so they are left out: --single-process (closing one browser context there ends the
+ * whole browser, seen here), the switches that turn off the same-origin policy, mixed-content
+ * blocking and site isolation, and its feature lists (site isolation off, SharedArrayBuffer on
+ * without cross-origin isolation), which would also compete with playwright's own lists.
+ */
+const LAMBDA_ONLY = [
+  "--single-process",
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  "--disable-site-isolation-trials",
+  "--disable-features=",
+  "--enable-features=",
+];
+
+interface ChromiumChoice {
+  executablePath: string;
+  args: string[];
+  /** Which browser, in a few words. */
+  name: string;
+}
+
+/** Where `command` is on the PATH, if it is. */
+function onPath(command: string): string | undefined {
   try {
-    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || undefined;
   } catch {
-    throw new Error("Chromium is missing: apt-get install -y chromium (.ci/run installs it)");
+    return undefined;
   }
 }
 
+/**
+ * Unpacks the registry's Chromium (about 10 s, once per install: under node_modules/.cache, so
+ * `npm ci` starts afresh) and returns its binary. The package unpacks into os.tmpdir(), and reuses
+ * whatever `chromium` it finds there whatever its version: it is pointed at a fresh directory that
+ * is renamed into place only once complete, so a concurrent or interrupted run never sees half a
+ * browser.
+ */
+async function unpackRegistryChromium(): Promise<{ executablePath: string; args: string[]; version: string }> {
+  const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium");
+  const packageDir = path.dirname(path.dirname(entry));
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { version: string };
+  const { default: Sparticuz } = await import("@sparticuz/chromium");
+  const root = path.resolve(packageDir, "../../.cache/sparticuz-chromium");
+  const dir = path.join(root, version);
+  if (!existsSync(path.join(dir, "chromium"))) {
+    const partial = `${dir}.partial-${process.pid}`;
+    await rm(partial, { recursive: true, force: true });
+    await mkdir(partial, { recursive: true });
+    const tmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = partial; // os.tmpdir() reads it on every call
+    try {
+      await Sparticuz.executablePath();
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
+    await rename(partial, dir).catch(async (err: unknown) => {
+      if (!existsSync(path.join(dir, "chromium"))) throw err;
+      await rm(partial, { recursive: true, force: true }); // another run finished first
+    });
+  }
+  const args = Sparticuz.args.filter(
+    (arg) => !LAMBDA_ONLY.some((flag) => arg === flag || (flag.endsWith("=") && arg.startsWith(flag))),
+  );
+  return { executablePath: path.join(dir, "chromium"), args, version };
+}
+
+async function chooseChromium(): Promise<ChromiumChoice> {
+  const debian = onPath("chromium");
+  if (debian) {
+    const version = execFileSync(debian, ["--version"], { encoding: "utf8" }).trim();
+    return { executablePath: debian, args: ARGS, name: `Debian's ${version} (${debian})` };
+  }
+  try {
+    const registry = await unpackRegistryChromium();
+    return {
+      executablePath: registry.executablePath,
+      args: [...new Set([...registry.args, ...ARGS])],
+      name: `Chromium from the registry package @sparticuz/chromium@${registry.version} (no chromium on the PATH)`,
+    };
+  } catch (err) {
+    throw oneLineError(
+      `Chromium is missing: apt-get install -y chromium (.ci/run installs it), or npm ci for @sparticuz/chromium (${(err as Error).message})`,
+    );
+  }
+}
+
+/**
+ * For the browser project's global set-up: chooses and prepares the browser, hands it to the test
+ * workers (through the environment they inherit) and says which it is. When there is none, every
+ * browser test fails at once with that one line.
+ */
+export async function prepareChromium(): Promise<string> {
+  try {
+    const choice = await chooseChromium();
+    process.env.TEST_CHROMIUM = JSON.stringify(choice);
+    return choice.name;
+  } catch (err) {
+    process.env.TEST_CHROMIUM_MISSING = (err as Error).message;
+    return `none: ${(err as Error).message}`;
+  }
+}
+
+if (process.env.TEST_CHROMIUM_MISSING) throw oneLineError(process.env.TEST_CHROMIUM_MISSING);
+
 /** One browser per test file; each launch has a fresh temporary profile. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+export async function launchBrowser(): Promise<Browser> {
+  const chosen = process.env.TEST_CHROMIUM;
+  if (!chosen)
+    throw oneLineError(
+      "No browser chosen: run the browser tests through jest's browser project (npm run test:browser)",
+    );
+  const { executablePath, args } = JSON.parse(chosen) as ChromiumChoice;
+  return chromium.launch({ executablePath, args });
 }
 
 export interface ConsolePage {
@@ -46,7 +159,13 @@ export async function openPage(
   origin: string,
   options: { width?: number } = {},
 ): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 } });
+  // The language a user's browser reports, whatever the machine's: under LANG=C.UTF-8 the
+  // registry's Chromium (a headless shell) reports "en-US@posix", which is no BCP 47 tag, and
+  // uPlot's `new Intl.NumberFormat(navigator.language)` throws on it, so the trend chart never loaded.
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 800 },
+    locale: "en-US",
+  });
   // Well under jest's 30 s, so a view that never shows fails with the locator that waited.
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();

@@ -1,11 +1,13 @@
 // Runs the service as `npm start` does (`node <its flags> dist/main.js`, the compiled build) in a
-// child process, or runs `npm start` itself.
-// The jest global setup brings dist/ up to date first (test/helpers/global-setup.ts).
-import { spawn, type ChildProcess } from "node:child_process";
+// child process, or runs `npm start` itself; either is killed if the test process ends first
+// (test/helpers/process-reaper.ts). The process project's global set-up brings dist/ up to date
+// first (test/helpers/global-setup/process.ts).
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnReaped } from "./process-reaper.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(ROOT, "dist/main.js");
@@ -80,7 +82,7 @@ export async function startServiceProcess(
   },
 ): Promise<ServiceProcess> {
   const { env, port } = await serviceEnv(options.env);
-  const child = spawn(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], {
+  const child = spawnReaped(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], {
     cwd: options.cwd ?? ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -94,7 +96,7 @@ export async function startServiceProcess(
  */
 export async function startWithNpm(options: StartOptions): Promise<ServiceProcess> {
   const { env, port } = await serviceEnv(options.env);
-  const child = spawn("npm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawnReaped("npm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   return untilReady(child, port, options.timeoutMs);
 }
 

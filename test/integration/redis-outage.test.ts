@@ -1,23 +1,25 @@
 // Redis going away (REDIS_URL, CONTRACT §15), with a redis-server of this test's own on a free port:
 // requests are still served, subscribers on the instance that fans events out still get them, an
 // instance that heard of events only through Redis gets what it missed once Redis is back, each event
-// once; and the outage is logged once each way. Skipped (and counted as skipped) without redis-server.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+// once; and the outage is logged once each way.
+import type { ChildProcess } from "node:child_process";
 import pino from "pino";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { recordEvent } from "../../src/events/outbox.ts";
 import { newId } from "../../src/ids.ts";
+import { spawnReaped } from "../helpers/process-reaper.ts";
+import { requireTool } from "../helpers/required-tool.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { freePort } from "../helpers/service-process.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
-const haveRedis = spawnSync("redis-server", ["--version"]).status === 0;
+requireTool("redis-server");
 
 let port: number;
 let redis: ChildProcess | undefined;
 
 async function startRedis(): Promise<void> {
-  const child = spawn(
+  const child = spawnReaped(
     "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     { stdio: ["ignore", "pipe", "ignore"] },
@@ -38,7 +40,7 @@ async function stopRedis(): Promise<void> {
   await exited;
 }
 
-(haveRedis ? describe : describe.skip)("with Redis away", () => {
+describe("with Redis away", () => {
   let a: TestApp;
   let b: TestApp;
   const logLines: { level: number; msg: string }[] = [];

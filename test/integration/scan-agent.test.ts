@@ -1,7 +1,7 @@
 // The agent (`dist/agent/main.js`, the `appsec-agent` bin) as its own process against a real
 // service: real git clones of a repository this test makes (served over file:// through git's own
 // url.<base>.insteadOf), real ESLint with the SARIF formatter, real process groups and signals.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,10 +9,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { plantedAlerts, plantedSite } from "../helpers/dast-sites.ts";
+import { spawnReaped } from "../helpers/process-reaper.ts";
+import { requireTool } from "../helpers/required-tool.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { ROOT } from "../helpers/service-process.ts";
 import { startTargetSite, type TargetSite } from "../helpers/target-site.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+requireTool("git");
 
 const run = promisify(execFile);
 const AGENT = path.join(ROOT, "dist/agent/main.js");
@@ -79,7 +83,7 @@ async function startAgent(
   const file = path.join(dir, `agent-${++n}.json`);
   await writeFile(file, JSON.stringify(config));
   const token = await t.token(["scans:run"], options.sub ?? "agent-test");
-  const child = spawn(process.execPath, [AGENT, "--config", file, "--name", options.name ?? `test-agent-${n}`], {
+  const child = spawnReaped(process.execPath, [AGENT, "--config", file, "--name", options.name ?? `test-agent-${n}`], {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: dir,

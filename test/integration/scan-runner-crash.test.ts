@@ -1,10 +1,11 @@
 // A real process kill: the service is started as `node --import tsx src/main.ts`, SIGKILLed mid-scan and
 // restarted; the scan it held must finish within the lease timeout. Then SIGTERM mid-scan must
 // hand the scan back before the process exits.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { spawnReaped } from "../helpers/process-reaper.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { TEST_JWT_SECRET } from "../helpers/test-app.ts";
 
@@ -28,7 +29,7 @@ interface Service {
 
 async function startService(): Promise<Service> {
   // tsx as a loader, not its CLI: the CLI runs the service in a child process SIGKILL would not reach.
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawnReaped(process.execPath, ["--import", "tsx", "src/main.ts"], {
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: database.url,

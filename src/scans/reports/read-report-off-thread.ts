@@ -74,9 +74,18 @@ function messagesOf(port: MessagePort, task: Promise<void>): () => Promise<unkno
   };
 }
 
-/** Only a buffer that owns its whole memory can be moved to a thread; a pooled small one is copied. */
-const movable = (bytes: Buffer): Buffer =>
-  bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : Buffer.from(bytes);
+/**
+ * Only a buffer that owns its whole memory can be moved to a thread; any other (a small one from
+ * Node's shared pool, a slice) is copied into one that does. Not with Buffer.from, which takes a
+ * small copy from the pool again: since Node 21 transferring the pool's memory throws a
+ * DataCloneError (Node 20 copied it silently).
+ */
+function movable(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength) return bytes;
+  const own = Buffer.alloc(bytes.byteLength); // never from the pool
+  bytes.copy(own);
+  return own;
+}
 
 /**
  * Runs a reading task (`name`, the worker's default export when absent) with the bytes moved to it
