@@ -1,4 +1,4 @@
-// Agents claiming scans (CONTRACT §12, issue 21): 4 agents, each its own token and keep-alive
+// Agents claiming scans (docs/spec/CONTRACT.md §12, issue 21): 4 agents, each its own token and keep-alive
 // connection, claim from 1,000 queued external scans (POST /scan-jobs/claim, no waiting) until the
 // queue answers 204, against the real service (`dist/main.js`, its own process) on a fresh
 // database. Checks that every scan was claimed exactly once; prints claim latency p50/p99/max.

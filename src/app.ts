@@ -72,7 +72,7 @@ export interface App {
   config: Config;
   log: Logger;
   db: Database;
-  /** Whether the database can be reached (CONTRACT §15). */
+  /** Whether the database can be reached (docs/spec/CONTRACT.md §15). */
   health: DatabaseHealth;
   metrics: Metrics;
   koa: Koa;

@@ -30,7 +30,7 @@ const secretKeys = z.string().transform((value, ctx) => {
 
 const ENGINE_KINDS = ["simulator", "external", "baseline"] as const;
 export type ScanEngineKind = (typeof ENGINE_KINDS)[number];
-/** Engines that scan only some types: `baseline` is the passive DAST crawl (CONTRACT §12). */
+/** Engines that scan only some types: `baseline` is the passive DAST crawl (docs/spec/CONTRACT.md §12). */
 const ENGINE_SCAN_TYPES: Partial<Record<ScanEngineKind, readonly ScanType[]>> = { baseline: ["dast"] };
 /** `sast:external,dast:baseline`: per scan type, the simulator, a report from CI, or a real engine. */
 const scanEngines = z.string().transform((value, ctx) => {

@@ -2,8 +2,8 @@
 // (REST: status + problem+json, GraphQL: extensions.code).
 
 /**
- * `expired`: an event cursor older than what retention keeps (CONTRACT §14). `tool_failed`: a
- * well-formed scanner report that says its tool failed, which can complete no scan (CONTRACT §11).
+ * `expired`: an event cursor older than what retention keeps (docs/spec/CONTRACT.md §14). `tool_failed`: a
+ * well-formed scanner report that says its tool failed, which can complete no scan (docs/spec/CONTRACT.md §11).
  */
 export type ErrorKind =
   "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "expired" | "tool_failed";

@@ -1,4 +1,4 @@
-// Stopping in the order load balancers expect (CONTRACT §9). From the signal on, /readyz answers
+// Stopping in the order load balancers expect (docs/spec/CONTRACT.md §9). From the signal on, /readyz answers
 // 503 and every response says `Connection: close`, but requests are still served for the drain
 // period: a load balancer's health checks take the instance out of rotation before it stops
 // listening. Meanwhile the background workers stop and hand their leases back, so other instances

@@ -2,7 +2,7 @@
 // views open on it. Views never talk to the socket themselves, so how a subscription resumes is
 // decided here alone.
 //
-// Every subscription resumes (CONTRACT §14): it remembers the `cursor` of the last payload it got,
+// Every subscription resumes (docs/spec/CONTRACT.md §14): it remembers the `cursor` of the last payload it got,
 // and when the socket comes back after a drop it subscribes again with `after: <cursor>`, so the
 // service first replays what was committed meanwhile, in order, then goes on live; the views apply
 // replayed payloads as they apply live ones. graphql-ws would re-send each subscription as it was

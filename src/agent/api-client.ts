@@ -11,7 +11,7 @@ export interface ClaimedJob extends Job {
   leaseExpiresAt: string;
 }
 
-/** What `POST /scan-jobs/claim` answers with a job (CONTRACT §12). */
+/** What `POST /scan-jobs/claim` answers with a job (docs/spec/CONTRACT.md §12). */
 interface ClaimAnswer {
   scan: { id: string; scanType: ScanType };
   application: Job["application"];

@@ -1,4 +1,4 @@
-// The `{"engine": "baseline"}` executor: the service's built-in passive DAST (CONTRACT §12) run from
+// The `{"engine": "baseline"}` executor: the service's built-in passive DAST (docs/spec/CONTRACT.md §12) run from
 // the agent's network on the application's serviceUrl. Its ZAP JSON report is uploaded like any
 // tool's, so the findings are those the service's own baseline engine would record.
 import { writeFile } from "node:fs/promises";

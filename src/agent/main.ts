@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // appsec-agent --config agent.json [--name <name>]   (npm run agent -- --config agent.json)
-// Runs the scans the service hands to agents (CONTRACT §12) with the tools of this machine:
+// Runs the scans the service hands to agents (docs/spec/CONTRACT.md §12) with the tools of this machine:
 // APPSEC_URL (default http://localhost:8080) and APPSEC_TOKEN (scope scans:run) from the
 // environment, LOG_LEVEL for its JSON logs. SIGTERM or SIGINT: no new claims, scans in progress
 // finish within the grace or are handed back, then exit 0; a second signal hands them back at once.

@@ -5,10 +5,10 @@ export const SCOPES = [
   "applications:write",
   "scans:read",
   "scans:write",
-  /** Scan agents: claim, heartbeat and fail external scans (CONTRACT §12). */
+  /** Scan agents: claim, heartbeat and fail external scans (docs/spec/CONTRACT.md §12). */
   "scans:run",
   "vulnerabilities:read",
-  /** Record decisions about vulnerabilities as VEX documents (CONTRACT §13). */
+  /** Record decisions about vulnerabilities as VEX documents (docs/spec/CONTRACT.md §13). */
   "vulnerabilities:triage",
   "policies:read",
   "policies:write",

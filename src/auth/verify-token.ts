@@ -1,4 +1,4 @@
-// Bearer token verification with jose (CONTRACT §1): an algorithm allow-list, exp required,
+// Bearer token verification with jose (docs/spec/CONTRACT.md §1): an algorithm allow-list, exp required,
 // nbf honoured with 30 s skew, iss/aud checked when configured.
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { Actor } from "./scopes.ts";

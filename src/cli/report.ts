@@ -1,6 +1,6 @@
 // npm run report -- --app <applicationId> --file results.sarif [--scan <scanId>] [--format sarif]
 //                    [--scan-type sast] [--triggered-by ci-job-17] [--checkout-path <dir>]
-// Sends a scanner's report from CI (CONTRACT §11), gzip-compressed as it is read from disk: a new
+// Sends a scanner's report from CI (docs/spec/CONTRACT.md §11), gzip-compressed as it is read from disk: a new
 // scan, or with --scan the triggered scan of an external type it completes. APPSEC_URL (default
 // http://localhost:8080) and APPSEC_TOKEN (scope scans:write) come from the environment.
 import { createReadStream } from "node:fs";
@@ -66,7 +66,7 @@ try {
 } catch (err) {
   fail(`Could not reach ${baseUrl}: ${(err as Error).cause ?? (err as Error).message}`, 1);
 }
-/** The scan (CONTRACT §11) or a problem+json answer. */
+/** The scan (docs/spec/CONTRACT.md §11) or a problem+json answer. */
 interface Answer {
   id?: string;
   status?: string;

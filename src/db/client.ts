@@ -38,7 +38,7 @@ const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry s
 /**
  * How long taking a connection may wait (opening one, or for a free one): without a bound, a
  * database that stopped answering (not refusing: a network partition) would hold every request
- * until TCP gives up; with it they fail, as connection errors, and are answered 503 (CONTRACT §15).
+ * until TCP gives up; with it they fail, as connection errors, and are answered 503 (docs/spec/CONTRACT.md §15).
  */
 const CONNECTION_TIMEOUT_MS = 3000;
 /**

@@ -1,4 +1,4 @@
-// Whether the database can be reached, known in one place (CONTRACT §15). An error that says the
+// Whether the database can be reached, known in one place (docs/spec/CONTRACT.md §15). An error that says the
 // connection failed (refused, reset, timed out, the server shutting down) is checked at once with a
 // probe on a connection of its own; if the probe fails too, the database is down: that is logged once,
 // requests that need it are answered 503 at once, background work waits, and a probe runs every

@@ -1,4 +1,4 @@
-// The webhook dispatcher (CONTRACT §7): fans committed outbox events out to subscriptions (which is
+// The webhook dispatcher (docs/spec/CONTRACT.md §7): fans committed outbox events out to subscriptions (which is
 // also when they take their place in the event log, fan-out.ts), then claims due deliveries with
 // leases and sends them. Everything that touches the database works in
 // batches, one statement each: fan-out of many events, a claim of many deliveries joined with their

@@ -1,4 +1,4 @@
-// When to retry a webhook delivery, and when to stop (CONTRACT §7). Pure: time comes in as arguments.
+// When to retry a webhook delivery, and when to stop (docs/spec/CONTRACT.md §7). Pure: time comes in as arguments.
 
 /** Jitter shortens a delay by up to this fraction, so retries of many deliveries spread out. */
 export const RETRY_JITTER = 0.2;

@@ -1,4 +1,4 @@
-// Builds the exact bytes and headers of one delivery attempt (CONTRACT §7). Pure: no clock, no I/O.
+// Builds the exact bytes and headers of one delivery attempt (docs/spec/CONTRACT.md §7). Pure: no clock, no I/O.
 import { createHmac } from "node:crypto";
 import canonicalize from "canonicalize";
 

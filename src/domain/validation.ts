@@ -93,7 +93,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what 
   return result.data;
 }
 
-/** Fields the service assigns; sent in a body they are ignored (CONTRACT §2). */
+/** Fields the service assigns; sent in a body they are ignored (docs/spec/CONTRACT.md §2). */
 export const READ_ONLY_FIELDS = ["id", "createdAt", "updatedAt"] as const;
 
 /** A body must be a JSON object; read-only fields are dropped so a GET result can be PUT back. */
@@ -106,7 +106,7 @@ export function bodyObject(input: unknown, readOnly: readonly string[]): Record<
   return copy;
 }
 
-// Field rules shared by several resources (CONTRACT §3).
+// Field rules shared by several resources (docs/spec/CONTRACT.md §3).
 export const nameField = z
   .string()
   .min(1, { message: "Must not be empty", abort: true })

@@ -48,7 +48,10 @@ export interface VulnerabilityResolvedData extends VulnerabilityCreatedData {
   status: string;
 }
 
-/** A vulnerability's status or triage decision changed (CONTRACT §13): by a VEX, or by the report that found it. */
+/**
+ * A vulnerability's status or triage decision changed (docs/spec/CONTRACT.md §13): by a VEX, or by the report that
+ * found it.
+ */
 export interface VulnerabilityUpdatedData extends VulnerabilityResolvedData {
   analysis: {
     state: string;

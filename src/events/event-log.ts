@@ -1,4 +1,4 @@
-// The event log (CONTRACT §14): every committed event in the order of commit. Writers never number
+// The event log (docs/spec/CONTRACT.md §14): every committed event in the order of commit. Writers never number
 // events: the fan-out does (dispatcher/fan-out.ts), once their transaction has committed, one batch at
 // a time under the event_log_head row's lock, so positions become visible in the order they are
 // handed out. A reader that has read up to position P therefore never finds a new event at or before

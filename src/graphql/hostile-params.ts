@@ -1,6 +1,6 @@
 // Hostile GraphQL request parameters are the caller's mistake (400), never the server's (500):
 // parameters that are not JSON where JSON is due (`variables` or `extensions` in a query string or a
-// form body, multipart `operations`), and variables no input may hold (CONTRACT §2: nesting deeper
+// form body, multipart `operations`), and variables no input may hold (docs/spec/CONTRACT.md §2: nesting deeper
 // than 64 levels, a lone UTF-16 surrogate, U+0000), refused with their path whichever operation or
 // transport (HTTP, SSE, graphql-ws) carries them, and variables that do not coerce to their types.
 import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type GraphQLSchema } from "graphql";

@@ -1,7 +1,7 @@
 // Query hardening: depth, cost, aliases, directives and size (tokens); no "did you mean" hints in
 // production (they leak the schema to callers who cannot introspect it). A refused query says which
 // limit it broke (graphql-armor words every refusal as a "Syntax Error", which it is not), and
-// introspection is exempt from the depth and cost limits (CONTRACT §8): the standard introspection
+// introspection is exempt from the depth and cost limits (docs/spec/CONTRACT.md §8): the standard introspection
 // query of GraphQL tools nests `ofType` deeper than any data query may.
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, Kind, type DocumentNode, type ValidationContext } from "graphql";

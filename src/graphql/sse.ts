@@ -1,6 +1,6 @@
 // Subscriptions over SSE (GraphQL over SSE, "distinct connections" mode, as Yoga streams them) with
 // one addition: each event's `id:` is its cursor in the event log, so an EventSource that reconnects
-// sends it back as Last-Event-ID and resumes after it (CONTRACT §14). Yoga's own SSE writer sends no
+// sends it back as Last-Event-ID and resumes after it (docs/spec/CONTRACT.md §14). Yoga's own SSE writer sends no
 // ids; this plugin takes its place for subscriptions that stream, and leaves every other answer to it.
 import type { ExecutionResult } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";

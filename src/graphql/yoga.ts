@@ -112,7 +112,7 @@ export function graphqlMiddleware(
   return async (ctx, next) => {
     if (ctx.path !== GRAPHQL_PATH) return next();
     if (!ctx.state.actor && !(options.graphiql && wantsGraphiQL(ctx))) {
-      // CONTRACT §1: 401 with a GraphQL error body, before anything about the operation is looked at.
+      // docs/spec/CONTRACT.md §1: 401 with a GraphQL error body, before anything about the operation is looked at.
       const authError = ctx.state.authError;
       ctx.status = 401;
       ctx.set("WWW-Authenticate", authError ? wwwAuthenticate(authError) : "Bearer");
@@ -128,7 +128,7 @@ export function graphqlMiddleware(
       return;
     }
     if (options.health && !options.health.available() && !wantsGraphiQL(ctx)) {
-      // Operations need the database; while it is down they are answered at once (CONTRACT §15).
+      // Operations need the database; while it is down they are answered at once (docs/spec/CONTRACT.md §15).
       ctx.status = 503;
       ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
       ctx.type = "application/graphql-response+json";

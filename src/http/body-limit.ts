@@ -1,4 +1,4 @@
-// A body over its limit is answered 413 in a way every client reads (CONTRACT §15). The client
+// A body over its limit is answered 413 in a way every client reads (docs/spec/CONTRACT.md §15). The client
 // is most likely still sending when the limit is crossed: a server that answers and closes at
 // once makes it fail writing (EPIPE, ECONNRESET) before it reads the answer, which is what Node's
 // fetch does (curl happens to read it). So the rest is read and thrown away, up to twice the limit

@@ -1,6 +1,6 @@
 // Requests Node's HTTP parser cannot read (bytes outside the grammar, a head over 16 KiB, framing
 // that lies) never reach Koa: Node answers them itself with a bare status and no body. Answered
-// here in the service's own words instead, so every error a client sees is problem+json (CONTRACT §2).
+// here in the service's own words instead, so every error a client sees is problem+json (docs/spec/CONTRACT.md §2).
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { problem, PROBLEM_CONTENT_TYPE, type Problem } from "./problem.ts";

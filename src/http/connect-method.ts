@@ -1,6 +1,6 @@
 // CONNECT asks for a tunnel, which only a proxy gives. Node hands such a request to the server's
 // 'connect' listeners and, when there is none, closes the socket without a word: the client sees a
-// reset. Answered here instead, like any other method the service does not serve (CONTRACT §2).
+// reset. Answered here instead, like any other method the service does not serve (docs/spec/CONTRACT.md §2).
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { problem, PROBLEM_CONTENT_TYPE } from "./problem.ts";

@@ -1,4 +1,4 @@
-// The console (CONTRACT §16): the single-page app `npm run build` puts in dist/console, served
+// The console (docs/spec/CONTRACT.md §16): the single-page app `npm run build` puts in dist/console, served
 // without a token. `/` and every `/console/...` route answer its index.html (the app routes with
 // the history API; the HTML is revalidated on every load), `/console/assets/<name>-<hash>.<ext>`
 // its content-hashed files, cached for a year as immutable. Only the files the build listed are

@@ -1,4 +1,4 @@
-// Reads a JSON request body with the limits of CONTRACT §2: 413 over 1 MiB (exactly 1 MiB is
+// Reads a JSON request body with the limits of docs/spec/CONTRACT.md §2: 413 over 1 MiB (exactly 1 MiB is
 // fine), 415 for a body that is not JSON, 400 for malformed JSON.
 import type Koa from "koa";
 import getRawBody from "raw-body";

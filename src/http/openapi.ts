@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { RouteDefinition } from "./route.ts";
 
-// A malformed Host header or a query string that is not text is a 400 on every route (CONTRACT §2).
+// A malformed Host header or a query string that is not text is a 400 on every route (docs/spec/CONTRACT.md §2).
 const EVERY_ROUTE_ERRORS = [400];
 const STANDARD_ERRORS = [401, 403, 429, 500, 503];
 

@@ -1,4 +1,4 @@
-// Reads a document sent as the request's body: a scanner report (CONTRACT §11) or a VEX (§13).
+// Reads a document sent as the request's body: a scanner report (docs/spec/CONTRACT.md §11) or a VEX (§13).
 // JSON under one of the route's media types, optionally gzip-compressed, up to a limit once
 // decompressed.
 import { createGunzip } from "node:zlib";

@@ -1,4 +1,4 @@
-// Keeps the service's outbound requests away from its own network (CONTRACT §7, §12): a URL check
+// Keeps the service's outbound requests away from its own network (docs/spec/CONTRACT.md §7, §12): a URL check
 // for literal addresses, and a DNS lookup for the HTTP client that refuses forbidden addresses at
 // connect time, so a hostname that later resolves somewhere private (DNS rebinding) gets nowhere.
 // One guard, two policies: webhook deliveries (WEBHOOK_ALLOW_PRIVATE_TARGETS) and scan targets

@@ -21,7 +21,7 @@ const openVexSchema = (): SchemaCheck =>
 export const OPENVEX_STATUSES = ["not_affected", "affected", "fixed", "under_investigation"] as const;
 export type OpenVexStatus = (typeof OPENVEX_STATUSES)[number];
 
-/** OpenVEX's statuses in CycloneDX's analysis.state (CONTRACT §13). */
+/** OpenVEX's statuses in CycloneDX's analysis.state (docs/spec/CONTRACT.md §13). */
 export const STATE_OF_STATUS = {
   not_affected: "not_affected",
   under_investigation: "in_triage",

@@ -1,5 +1,5 @@
 // The decisions in force on an application's vulnerabilities as an OpenVEX 0.2.0 document
-// (CONTRACT §13): one statement per vulnerability, about its package when it has a package URL,
+// (docs/spec/CONTRACT.md §13): one statement per vulnerability, about its package when it has a package URL,
 // so that importing it into another application with the same findings gives the same statuses.
 import type { Analysis } from "../domain/vulnerabilities/analysis.ts";
 import { productKey } from "../domain/vulnerabilities/package-match.ts";

@@ -1,5 +1,5 @@
 // How the console and GraphiQL are served: no token, content-hashed assets cached immutable, the
-// HTML revalidated, the security headers of CONTRACT §16 on every answer, nothing but listed files,
+// HTML revalidated, the security headers of docs/spec/CONTRACT.md §16 on every answer, nothing but listed files,
 // and GraphiQL working from the service's own files (in Chromium, with no other origin).
 import type { Browser } from "playwright-core";
 import { runBaselineScan, type ZapReportDocument } from "../../src/scans/dast/baseline-scan.ts";
@@ -206,7 +206,7 @@ describe("GraphiQL in development", () => {
   });
 });
 
-describe("the baseline engine scanning the service (CONTRACT §16)", () => {
+describe("the baseline engine scanning the service (docs/spec/CONTRACT.md §16)", () => {
   /** Every alert as "risk name path", risk being ZAP's riskcode (0 info … 3 high). */
   const alerts = (report: ZapReportDocument) =>
     report.site.flatMap((site) =>

@@ -1,4 +1,4 @@
-// Stopping under a supervisor (CONTRACT §9): SIGTERM sent to `npm start` reaches node, which shuts
+// Stopping under a supervisor (docs/spec/CONTRACT.md §9): SIGTERM sent to `npm start` reaches node, which shuts
 // down in the order load balancers expect and exits 0 leaving no process behind; a request still
 // running after the grace period is cut with nothing of it written; Ctrl-C counts once although
 // it reaches node twice, and a second signal exits at once.

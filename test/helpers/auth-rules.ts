@@ -1,4 +1,4 @@
-// The authentication and scope rules every protected operation shares (CONTRACT §1), as jest
+// The authentication and scope rules every protected operation shares (docs/spec/CONTRACT.md §1), as jest
 // cases: 401 before validation or existence, and 403 naming the scope for a token holding only
 // the opposite one (a write scope does not imply read, nor read write; scans:write is not scans:run).
 import type { TestApp } from "./test-app.ts";

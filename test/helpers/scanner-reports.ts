@@ -1,4 +1,4 @@
-// Valid scanner reports of each format CONTRACT §11 reads, written here to each format's
+// Valid scanner reports of each format docs/spec/CONTRACT.md §11 reads, written here to each format's
 // specification (SARIF 2.1.0, CycloneDX 1.6, Trivy's and Grype's JSON as their types define them,
 // ZAP's traditional JSON), with one finding per number given: what the failed-report tests and the
 // broken-report fuzzer start from. Numbers from 1000 up make CVE ids (CVE-2099-<n>).

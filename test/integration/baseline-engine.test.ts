@@ -1,4 +1,4 @@
-// SCAN_ENGINES=dast:baseline through the service (CONTRACT §12): a triggered dast scan crawls the
+// SCAN_ENGINES=dast:baseline through the service (docs/spec/CONTRACT.md §12): a triggered dast scan crawls the
 // application's serviceUrl and completes through the usual lifecycle, its findings the same as an
 // upload of the same ZAP report; an unreachable or forbidden target fails the scan with a reason;
 // rescans dedupe and auto-resolve; triggering without serviceUrl is 400 (REST and GraphQL).

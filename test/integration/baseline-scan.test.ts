@@ -1,4 +1,4 @@
-// The baseline DAST scan (CONTRACT §12) against real local sites over http and https: each rule
+// The baseline DAST scan (docs/spec/CONTRACT.md §12) against real local sites over http and https: each rule
 // fires where its defect is planted and nowhere else, a careful site raises nothing, and the crawl
 // keeps to its origin, its policy and its limits.
 import type { LookupAddress } from "node:dns";

@@ -1,4 +1,4 @@
-// A body over its route's limit is answered 413 in a way Node's fetch reads (CONTRACT §15): the
+// A body over its route's limit is answered 413 in a way Node's fetch reads (docs/spec/CONTRACT.md §15): the
 // service reads and discards up to twice the limit before it answers and closes. Closing at once
 // made fetch, still sending, fail with EPIPE (5 of 10 uploads of 60 MiB to the service process
 // here), while curl read the 413. Every route with a body limit: REST's JSON bodies, GraphQL's,

@@ -1,4 +1,4 @@
-// Postgres going away under load (CONTRACT §15), with a Postgres server of this test's own (an
+// Postgres going away under load (docs/spec/CONTRACT.md §15), with a Postgres server of this test's own (an
 // embedded one it starts, stops and starts again): no 500, every operation that needs the database
 // answered 503 + Retry-After within 5 s (GraphQL: UNAVAILABLE), /readyz 503, serving again by itself
 // within 5 s of Postgres returning, one log line each way, and no event lost (subscribers get each

@@ -1,4 +1,4 @@
-// The event log has no gap (CONTRACT §14): concurrent writers with random transaction lengths, some
+// The event log has no gap (docs/spec/CONTRACT.md §14): concurrent writers with random transaction lengths, some
 // held open for seconds, some rolled back, and two fan-outs numbering the log as two instances would,
 // while a reader pages through it and now and then starts again from a cursor it was given earlier.
 // Every committed event is read exactly once, never a rolled-back one, a transaction's events in the

@@ -1,4 +1,4 @@
-// Subscriptions that resume (CONTRACT §14): clients over graphql-ws and SSE that drop mid-burst and come
+// Subscriptions that resume (docs/spec/CONTRACT.md §14): clients over graphql-ws and SSE that drop mid-burst and come
 // back with the last cursor they received get every event once, in log order, whether they replay
 // alone or join a subscription others share; SSE ids are the cursors and Last-Event-ID resumes; an
 // expired cursor is CURSOR_EXPIRED; the scopes narrow what is replayed.

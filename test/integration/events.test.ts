@@ -1,4 +1,4 @@
-// GET /events and the GraphQL `events` query (CONTRACT §14): the log oldest first, paged with
+// GET /events and the GraphQL `events` query (docs/spec/CONTRACT.md §14): the log oldest first, paged with
 // Link rel=next (filters kept), only readable types, bad input as 400; and retention, which deletes
 // what is older than EVENT_RETENTION_DAYS in batches without waiting on anyone and keeps what a
 // pending delivery still needs.

@@ -159,7 +159,7 @@ function violation(request: FuzzRequest, outcome: Outcome): string | null {
   // GraphQL answers a failing resolver with 200 and a masked error: a 500 by another name.
   if (request.kind === "graphql" && /"INTERNAL_SERVER_ERROR"|"Unexpected error\."/.test(outcome.body ?? ""))
     return `a masked unexpected error (status ${outcome.status})`;
-  // Error answers are problem+json (CONTRACT §2), those for requests Node's parser cannot read
+  // Error answers are problem+json (docs/spec/CONTRACT.md §2), those for requests Node's parser cannot read
   // included; HEAD answers carry no body.
   if (
     request.kind === "rest" &&

@@ -1,4 +1,4 @@
-// Cross-cutting HTTP behaviour (CONTRACT §1, §2, §9): authentication, problem+json, 405/413/415,
+// Cross-cutting HTTP behaviour (docs/spec/CONTRACT.md §1, §2, §9): authentication, problem+json, 405/413/415,
 // request ids, rate limits and the operational endpoints.
 import http from "node:http";
 import type { AddressInfo } from "node:net";

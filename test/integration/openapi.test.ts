@@ -44,7 +44,7 @@ describe("/openapi.json", () => {
     expect(documented().sort()).toEqual(served);
   });
 
-  it("names every operation of SPEC §4 with its method and path", () => {
+  it("names every operation of docs/spec/SPEC.md §4 with its method and path", () => {
     const ops = new Map<string, string>();
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(methods)) ops.set(op.operationId, `${method.toUpperCase()} ${path}`);

@@ -244,7 +244,7 @@ describe("npm sbom's SBOM", () => {
       "CVE-2099-0001 koa",
       "CVE-2099-0001 pg",
       "CVE-2099-0002 pg", // informational, kept as low because it names a CVE
-      "CVE-2099-0004 koa", // not_affected: kept, accepted (CONTRACT §13)
+      "CVE-2099-0004 koa", // not_affected: kept, accepted (docs/spec/CONTRACT.md §13)
     ]);
     expect(vulns.find((v) => v.cve === "CVE-2099-0004")).toMatchObject({
       status: "accepted",

@@ -1,4 +1,4 @@
-// Redis going away (REDIS_URL, CONTRACT §15), with a redis-server of this test's own on a free port:
+// Redis going away (REDIS_URL, docs/spec/CONTRACT.md §15), with a redis-server of this test's own on a free port:
 // requests are still served, subscribers on the instance that fans events out still get them, an
 // instance that heard of events only through Redis gets what it missed once Redis is back, each event
 // once; and the outage is logged once each way.

@@ -1,4 +1,4 @@
-// The scan-job lease API (CONTRACT §12) over real HTTP: claims with SKIP LOCKED and long-polling,
+// The scan-job lease API (docs/spec/CONTRACT.md §12) over real HTTP: claims with SKIP LOCKED and long-polling,
 // heartbeats, fail and release, lapsed leases back to the queue (and failed after three), the
 // report completing an agent's scan with nothing beyond scans:run, and the runner keeping off
 // agents' scans.

@@ -1,4 +1,4 @@
-// Uploading scanners' reports (CONTRACT §11): a report becomes a completed scan with the same
+// Uploading scanners' reports (docs/spec/CONTRACT.md §11): a report becomes a completed scan with the same
 // events, dedup, per-tool auto-resolve and policy verdict as an engine's scan; bad uploads are
 // 4xx with JSON Pointers into the report.
 import { gzipSync } from "node:zlib";

@@ -1,4 +1,4 @@
-// Triage through GraphQL and in the event stream (CONTRACT §13): applyVex answers as REST does,
+// Triage through GraphQL and in the event stream (docs/spec/CONTRACT.md §13): applyVex answers as REST does,
 // Vulnerability.analysis / history / aliases are typed, and vulnerability.updated reaches
 // webhooks and subscriptions with the vulnerability.resolved data plus analysis.
 import type { Client } from "graphql-ws";

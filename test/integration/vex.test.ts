@@ -1,4 +1,4 @@
-// Triage as documents (CONTRACT §13): OpenVEX and CycloneDX VEX applied to an application's
+// Triage as documents (docs/spec/CONTRACT.md §13): OpenVEX and CycloneDX VEX applied to an application's
 // vulnerabilities by id (aliases included) and package URL, statements kept for findings that
 // appear later, the record of every change, the export and its round trip, and the rules a scan
 // keeps with decisions.

@@ -1,4 +1,4 @@
-// POST /webhooks/{id}/recover (CONTRACT §14) against a real HTTPS receiver: exactly the deliveries
+// POST /webhooks/{id}/recover (docs/spec/CONTRACT.md §14) against a real HTTPS receiver: exactly the deliveries
 // given up or dropped since T are sent again, as new deliveries (new ids), signed; and a fresh delivery
 // held back while its endpoint fails shows "waiting": "endpoint_recovery" in the delivery log.
 import { verifyWebhookDelivery } from "appsec-service/webhook-verify";

@@ -1,4 +1,4 @@
-// Webhook secrets at rest (CONTRACT §10): sealed with AES-256-GCM under WEBHOOK_SECRET_KEYS, never
+// Webhook secrets at rest (docs/spec/CONTRACT.md §10): sealed with AES-256-GCM under WEBHOOK_SECRET_KEYS, never
 // in clear in the database, rotated by putting a new key first, and secrets stored in clear before
 // the migration sealed at the next start-up.
 import { randomBytes } from "node:crypto";

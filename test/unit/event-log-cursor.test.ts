@@ -2,7 +2,10 @@
 import fc from "fast-check";
 import { decodeEventCursor, encodeEventCursor } from "../../src/events/event-log.ts";
 
-/** The cursor's bytes as CONTRACT §14's cursors were first written: a version byte, then the position as 8 bytes big-endian. */
+/**
+ * The cursor's bytes as docs/spec/CONTRACT.md §14's cursors were first written: a version byte, then the position as 8
+ * bytes big-endian.
+ */
 const cursorBytes = (position: number) => {
   const bytes = Buffer.alloc(9);
   bytes[0] = 1;

@@ -1,5 +1,5 @@
 // docs/spec/ holds a copy of the API's specification (SPEC.md, CONTRACT.md), so that a clone carries
-// it and code comments can cite it (CONTRACT §12). The original lives beside the repository, in the
+// it and code comments can cite it (docs/spec/CONTRACT.md §12). The original lives beside the repository, in the
 // project's workspace (../shared/spec/); where it exists, the copy must be the same, byte for byte,
 // file for file. A clone anywhere else has no original to compare with.
 import { existsSync, readdirSync, readFileSync } from "node:fs";

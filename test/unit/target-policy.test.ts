@@ -1,4 +1,4 @@
-// The SSRF guard's scan-target policy (CONTRACT §12): like webhooks' (test/unit/ssrf-guard.test.ts),
+// The SSRF guard's scan-target policy (docs/spec/CONTRACT.md §12): like webhooks' (test/unit/ssrf-guard.test.ts),
 // plus SCAN_TARGET_ALLOW's hosts and CIDR networks, which private addresses may be reached all the same.
 import type { LookupAddress } from "node:dns";
 import {

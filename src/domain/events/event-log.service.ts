@@ -1,4 +1,4 @@
-// Reading the event log (CONTRACT §14): pages of it for GET /events and the GraphQL `events` query,
+// Reading the event log (docs/spec/CONTRACT.md §14): pages of it for GET /events and the GraphQL `events` query,
 // oldest first, after a cursor, only the event types whose read scope the caller has; and the replay
 // a subscription that resumes with a cursor starts with.
 import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";

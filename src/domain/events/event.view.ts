@@ -1,4 +1,4 @@
-// An event of the log as GET /events returns it (CONTRACT §14): `data` as the webhook body carries it.
+// An event of the log as GET /events returns it (docs/spec/CONTRACT.md §14): `data` as the webhook body carries it.
 import { z } from "zod";
 import { EVENT_TYPES } from "../../events/catalog.ts";
 import { eventCursorSql, isoTimestampSql, renderedLog } from "../../events/event-log.ts";

@@ -1,4 +1,4 @@
-// How policies judge an application (CONTRACT §6), in one place: the scan runner emits
+// How policies judge an application (docs/spec/CONTRACT.md §6), in one place: the scan runner emits
 // policy.violated from it when a scan completes, and the CI gate answers with it.
 import { requireScope } from "../../auth/scopes.ts";
 import type { Db, Tx } from "../../db/client.ts";

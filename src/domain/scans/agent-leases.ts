@@ -1,4 +1,4 @@
-// Agents' leases on external scans (CONTRACT §12), in SQL: claiming, renewing, handing back, and
+// Agents' leases on external scans (docs/spec/CONTRACT.md §12), in SQL: claiming, renewing, handing back, and
 // the rule that returns a lapsed lease's scan to the queue. An agent's lease is a running scan with
 // `agent` set; `lease_owner` is the agent's token subject and `lease_id` the claim's own id, so a
 // lease that lapsed and was claimed again is not the old holder's any more, even with one token.

@@ -1,4 +1,4 @@
-// Inputs of the scan-job lease API (CONTRACT §12), shared by its REST routes and /openapi.json.
+// Inputs of the scan-job lease API (docs/spec/CONTRACT.md §12), shared by its REST routes and /openapi.json.
 import { z } from "zod";
 import { nameField } from "../validation.ts";
 import { SCAN_TYPES } from "./scans.schemas.ts";

@@ -1,4 +1,4 @@
-// The scan-job lease API for agents (CONTRACT §12): claim an external scan (long-polling for one),
+// The scan-job lease API for agents (docs/spec/CONTRACT.md §12): claim an external scan (long-polling for one),
 // keep its lease alive, fail it, or hand it back. Every call needs `scans:run` and acts only on a
 // lease the caller holds: its token's subject, and the claim's leaseId when the call names it.
 // Completing a held scan goes through its report (scan-reports.service.ts).

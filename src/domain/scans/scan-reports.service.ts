@@ -1,8 +1,8 @@
-// Scans whose findings come from a scanner's report sent by CI (CONTRACT §11). The report is read
+// Scans whose findings come from a scanner's report sent by CI (docs/spec/CONTRACT.md §11). The report is read
 // before this is called; here it completes a scan in one transaction, with the same events, dedup,
 // auto-resolve and policy verdict as an engine's scan: either a new scan (an upload, never a 409:
 // it is never `queued` or `running` where the one-active-scan index could see it), or a triggered
-// scan of an external type that was waiting for it, queued or held by an agent (CONTRACT §12).
+// scan of an external type that was waiting for it, queued or held by an agent (docs/spec/CONTRACT.md §12).
 // A report that says its tool failed completes nothing and resolves nothing: the scan it was to
 // fulfil fails with what the report said, and an upload that would create a scan is refused.
 import { z } from "zod";
@@ -28,7 +28,7 @@ export interface ScanReport {
   /** The tool that wrote the report, as it names itself (`Semgrep`, `CodeQL`, `Trivy`, …). */
   tool: string;
   toolVersion: string | null;
-  /** The type the report implies (CONTRACT §11); the upload's `scanType` wins over it. */
+  /** The type the report implies (docs/spec/CONTRACT.md §11); the upload's `scanType` wins over it. */
   scanType: ScanType;
   /** One per result, informational ones already left out; the same fingerprint may come twice. */
   findings: FindingBatches;

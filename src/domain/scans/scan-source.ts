@@ -1,4 +1,4 @@
-// Where a scan's findings come from (CONTRACT §11's `source`) when a built-in engine runs it, and
+// Where a scan's findings come from (docs/spec/CONTRACT.md §11's `source`) when a built-in engine runs it, and
 // the columns that record it.
 import type { ReportFormat } from "./scans.schemas.ts";
 

@@ -1,4 +1,4 @@
-// A triage decision about a vulnerability (CONTRACT §13), in CycloneDX's `analysis` vocabulary:
+// A triage decision about a vulnerability (docs/spec/CONTRACT.md §13), in CycloneDX's `analysis` vocabulary:
 // what a VEX statement or a scanner's report says, and the status it gives.
 import { z } from "zod";
 import type { VULNERABILITY_STATUSES } from "./vulnerabilities.schemas.ts";
@@ -85,7 +85,7 @@ export const analysisOfDecision = (
   at,
 });
 
-/** CONTRACT §13's mapping from a decision to a status. */
+/** docs/spec/CONTRACT.md §13's mapping from a decision to a status. */
 export const STATUS_OF_STATE: Readonly<Record<AnalysisState, VulnerabilityStatus>> = {
   not_affected: "accepted",
   false_positive: "accepted",

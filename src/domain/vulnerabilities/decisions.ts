@@ -1,4 +1,4 @@
-// Writing triage decisions onto vulnerabilities (CONTRACT §13), whatever brought them (a VEX
+// Writing triage decisions onto vulnerabilities (docs/spec/CONTRACT.md §13), whatever brought them (a VEX
 // document, a kept statement meeting a new finding): status and analysis, a history row per
 // vulnerability and vulnerability.updated, in the caller's transaction. Each chunk of rows
 // (decision-rows.ts) is one JSON parameter of one statement: 10,000 decisions are a handful.

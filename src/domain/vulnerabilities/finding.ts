@@ -14,7 +14,7 @@ export interface Finding {
   cve: string | null;
   /**
    * CVSS v3.1 base score with one decimal: inside the severity's band for the engines; a report's
-   * own score as it gives it (CONTRACT §11), even where the report's severity comes from elsewhere.
+   * own score as it gives it (docs/spec/CONTRACT.md §11), even where the report's severity comes from elsewhere.
    */
   cvssScore: number;
   /** The change that introduced it: `commit 3f9c2ab`, `lodash@4.17.20`, `FROM debian:11`. */
@@ -39,7 +39,7 @@ export interface Finding {
 }
 
 /**
- * Which of its tool's earlier findings a scan may resolve (CONTRACT §5, §11): only what it looked
+ * Which of its tool's earlier findings a scan may resolve (docs/spec/CONTRACT.md §5, §11): only what it looked
  * at and found clean. An engine's scan, a Grype report or a CycloneDX one covers the whole of what
  * its tool scans (`parts: null`); a report in parts covers only those that it lists and that
  * completed, so a finding of a part it left out, or of one that failed, stays as it is.

@@ -1,5 +1,5 @@
 // The VEX statements an application received, kept (vex_statements) so that a finding that
-// appears later is decided by them in the transaction that records it (CONTRACT §13: a statement
+// appears later is decided by them in the transaction that records it (docs/spec/CONTRACT.md §13: a statement
 // that matches nothing yet is pending, and applied when a finding with its id appears). A
 // statement about the same ids and products as an earlier one replaces it.
 import type { Tx } from "../../db/client.ts";

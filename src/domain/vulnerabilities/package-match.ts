@@ -1,5 +1,5 @@
 // Matching a VEX statement's products against a vulnerability's package by package URL
-// (CONTRACT §13): type, namespace, name and version as packageurl-js normalises them, qualifiers
+// (docs/spec/CONTRACT.md §13): type, namespace, name and version as packageurl-js normalises them, qualifiers
 // and subpath left out; a product without a version names every version of the package.
 import { PackageURL } from "packageurl-js";
 

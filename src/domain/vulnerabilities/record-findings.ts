@@ -1,4 +1,4 @@
-// What a completed scan's findings do to the application's vulnerabilities (CONTRACT §5). Runs
+// What a completed scan's findings do to the application's vulnerabilities (docs/spec/CONTRACT.md §5). Runs
 // inside the scan's completing transaction, which also carries the events it records. A report
 // may hold 100,000 findings, handed over in batches as its reader maps them: every statement takes
 // them as array parameters (one bind parameter per column, whatever the count), in chunks, rather
@@ -65,7 +65,7 @@ interface SeenRow {
  * Marks the ones the application already has as seen by this scan; returns them. A `resolved` one
  * goes back to `open`, unless a VEX said it is fixed; the report's own decision (its analysis, its
  * suppressions) applies, unless the vulnerability is `accepted` or decided by a VEX, which a scan
- * never overrides (CONTRACT §13). Changes of status go into the history in the same statement.
+ * never overrides (docs/spec/CONTRACT.md §13). Changes of status go into the history in the same statement.
  */
 async function markSeen(tx: Tx, scan: Scan, findings: readonly Finding[], now: Date): Promise<SeenRow[]> {
   return tx.$queryRaw<SeenRow[]>`

@@ -1,4 +1,4 @@
-// Which VEX statement decides which vulnerability (CONTRACT §13): a statement matches the
+// Which VEX statement decides which vulnerability (docs/spec/CONTRACT.md §13): a statement matches the
 // vulnerabilities known by one of its ids (aliases included) and, when it names products, whose
 // package is one of them (package-match.ts). Of several statements matching one vulnerability
 // the latest wins (madeAt, then the order they came in).

@@ -1,4 +1,4 @@
-// The answer to a VEX document (CONTRACT §13), REST's body and GraphQL's VexResult alike.
+// The answer to a VEX document (docs/spec/CONTRACT.md §13), REST's body and GraphQL's VexResult alike.
 import { z } from "zod";
 
 export const vexOutcomeSchema = z

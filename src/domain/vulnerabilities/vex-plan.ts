@@ -1,4 +1,4 @@
-// What a VEX document does to an application (CONTRACT §13): from the statements and the
+// What a VEX document does to an application (docs/spec/CONTRACT.md §13): from the statements and the
 // candidates (the application's vulnerabilities known by one of their ids) to the JSON text of the
 // decisions the apply writes (vex-transaction.ts, which also keeps every statement).
 import { decisionChunks, type DecisionChunk, type DecisionTarget } from "./decision-rows.ts";

@@ -1,4 +1,4 @@
-// The transaction that applies a VEX document (CONTRACT §13), run in the thread that read the
+// The transaction that applies a VEX document (docs/spec/CONTRACT.md §13), run in the thread that read the
 // document (report-worker.ts) on a connection of its own: every change, its history row and its
 // vulnerability.updated, under the application's lock as a scan's results are (a VEX and a scan of
 // one application never interleave). Nothing of a large VEX then runs on the service's event loop,

@@ -1,4 +1,4 @@
-// Triage as documents (CONTRACT §13): a VEX document's statements applied to an application's
+// Triage as documents (docs/spec/CONTRACT.md §13): a VEX document's statements applied to an application's
 // vulnerabilities, and the decisions in force read back for an export. The document is read by
 // src/vex/ (OpenVEX, CycloneDX) and applied (vex-transaction.ts) in a worker thread; here is what
 // comes before, whichever door the document came through.
@@ -13,7 +13,10 @@ import type { vexOutcomeSchema } from "./vex-outcome.view.ts";
 import type { VexCounts } from "./vex-plan.ts";
 import type { VexTarget } from "./vex-transaction.ts";
 
-/** CONTRACT §13's answer: how many statements did what, and those that could not apply (vex-outcome.view.ts). */
+/**
+ * docs/spec/CONTRACT.md §13's answer: how many statements did what, and those that could not apply (vex-
+ * outcome.view.ts).
+ */
 export type VexOutcome = z.infer<typeof vexOutcomeSchema>;
 
 /** A VEX document read in a worker thread (read-report-off-thread.ts), which applies it there when asked (vex-transaction.ts). */

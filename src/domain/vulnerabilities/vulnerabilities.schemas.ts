@@ -3,11 +3,11 @@ import { severityField } from "../validation.ts";
 
 export const VULNERABILITY_STATUSES = ["open", "in_progress", "resolved", "accepted"] as const;
 
-/** Filters of ListApplicationVulnerabilities: a value outside its enum is 400 (SPEC §4 rule 2). */
+/** Filters of ListApplicationVulnerabilities: a value outside its enum is 400 (docs/spec/SPEC.md §4 rule 2). */
 export const vulnerabilityFilterSchema = z.object({
   severity: severityField.optional(),
   status: z.enum(VULNERABILITY_STATUSES).optional(),
-  /** The tool that reported them (extension, CONTRACT §11), exactly as it names itself. */
+  /** The tool that reported them (extension, docs/spec/CONTRACT.md §11), exactly as it names itself. */
   tool: z.string().min(1).max(200).optional(),
 });
 export type VulnerabilityFilter = z.infer<typeof vulnerabilityFilterSchema>;

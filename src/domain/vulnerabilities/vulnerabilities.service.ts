@@ -39,7 +39,7 @@ export async function getApplicationVulnerability(
   return found;
 }
 
-/** Every change of the vulnerability's status, oldest first (CONTRACT §13). */
+/** Every change of the vulnerability's status, oldest first (docs/spec/CONTRACT.md §13). */
 export async function vulnerabilityHistory(
   ctx: ServiceContext,
   applicationId: string,

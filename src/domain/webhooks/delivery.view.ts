@@ -1,4 +1,4 @@
-// A webhook delivery with its attempt log, as callers see it (CONTRACT §7).
+// A webhook delivery with its attempt log, as callers see it (docs/spec/CONTRACT.md §7).
 import { z } from "zod";
 import type { DeliveryAttempt, Event, WebhookDelivery } from "../../generated/prisma/client.ts";
 

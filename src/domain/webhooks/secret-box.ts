@@ -1,4 +1,4 @@
-// Webhook secrets at rest (CONTRACT §10): AES-256-GCM under WEBHOOK_SECRET_KEYS, the first key
+// Webhook secrets at rest (docs/spec/CONTRACT.md §10): AES-256-GCM under WEBHOOK_SECRET_KEYS, the first key
 // seals, every key opens, so keys rotate by putting a new one first. A stored value names its key
 // by a short fingerprint and is bound to its subscription's id (the GCM additional data), so a
 // sealed secret copied onto another row does not open there.

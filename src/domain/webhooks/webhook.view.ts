@@ -1,4 +1,4 @@
-// The Webhook subscription as callers see it: the secret is always masked. SPEC §4 shapes the
+// The Webhook subscription as callers see it: the secret is always masked. docs/spec/SPEC.md §4 shapes the
 // write responses: the create response has no updatedAt, the update response no createdAt.
 import { z } from "zod";
 import type { Webhook } from "../../generated/prisma/client.ts";

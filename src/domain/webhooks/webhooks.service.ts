@@ -18,7 +18,7 @@ import {
 
 /**
  * A subscription carries event data out of the service, so it needs the read scope of every event
- * type it asks for (CONTRACT §1): webhooks:write alone must not be a way to read vulnerabilities.
+ * type it asks for (docs/spec/CONTRACT.md §1): webhooks:write alone must not be a way to read vulnerabilities.
  */
 function requireEventScopes(ctx: ServiceContext, events: readonly string[] | undefined): void {
   for (const type of events ?? []) requireScope(ctx.actor, EVENT_READ_SCOPE[type as EventType]);

@@ -1,4 +1,4 @@
-// The event log (CONTRACT §14): the `events` query reads it a page at a time, and subscriptions
+// The event log (docs/spec/CONTRACT.md §14): the `events` query reads it a page at a time, and subscriptions
 // stream it live, each first replaying what was committed after its `after` cursor when it has one
 // (sharedSubscriptions() decides how each execution streams: EventStreamMode). Who may receive what,
 // and which events each keeps, is the domain's (event-subscriptions.ts, event-log.service.ts).

@@ -1,4 +1,4 @@
-// A Host header that is not `host[:port]` is a 400 on every route (CONTRACT §2): the absolute URLs
+// A Host header that is not `host[:port]` is a 400 on every route (docs/spec/CONTRACT.md §2): the absolute URLs
 // the service builds from it (Link headers, the URL GraphQL requests are handed over with) could not
 // be made, and nothing else about such a request can be trusted either.
 import type Koa from "koa";

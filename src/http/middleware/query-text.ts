@@ -1,4 +1,4 @@
-// Query parameters are text like any other field (CONTRACT §2): a name or value that is not
+// Query parameters are text like any other field (docs/spec/CONTRACT.md §2): a name or value that is not
 // percent-encoded UTF-8 (a broken escape, an encoded lone surrogate such as %ED%A0%80), or that holds
 // U+0000, is a 400 naming the parameter, on every route. Left alone, Koa would decode it to U+FFFD
 // and the request would quietly ask for something else.

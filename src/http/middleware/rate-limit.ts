@@ -1,4 +1,4 @@
-// Per-caller request budget (CONTRACT §9): keyed by token `sub`, or by client address for
+// Per-caller request budget (docs/spec/CONTRACT.md §9): keyed by token `sub`, or by client address for
 // requests without a valid token. RateLimit-* headers on every response, Retry-After on 429.
 import type { Redis } from "ioredis";
 import type Koa from "koa";

@@ -1,4 +1,4 @@
-// Security headers on every answer (CONTRACT §16, and the passive rules a DAST baseline scan
+// Security headers on every answer (docs/spec/CONTRACT.md §16, and the passive rules a DAST baseline scan
 // applies). API answers get the policy OWASP recommends for APIs (nothing may load, nothing may
 // frame them); the console and GraphiQL replace the Content-Security-Policy with their own.
 import type Koa from "koa";

@@ -1,4 +1,4 @@
-// The scan-job lease API for agents (CONTRACT §12). Agents complete what they claimed through the
+// The scan-job lease API for agents (docs/spec/CONTRACT.md §12). Agents complete what they claimed through the
 // report route (scan-reports.routes.ts), which takes `scans:run` for a scan the caller holds.
 import type Koa from "koa";
 import { z } from "zod";

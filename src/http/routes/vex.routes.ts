@@ -1,4 +1,4 @@
-// VEX in and out (CONTRACT §13): a document's statements applied to an application's
+// VEX in and out (docs/spec/CONTRACT.md §13): a document's statements applied to an application's
 // vulnerabilities, and the decisions in force exported as OpenVEX or CycloneDX.
 import type Koa from "koa";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The built-in passive DAST scan (CONTRACT §12), in the spirit of OWASP ZAP's baseline scan: crawl
+// The built-in passive DAST scan (docs/spec/CONTRACT.md §12), in the spirit of OWASP ZAP's baseline scan: crawl
 // a site with GET requests only and report what ZAP's passive rules would on every answer, as a
 // ZAP traditional JSON report. Needs neither the service's database nor its HTTP server, so the
 // scan runner and the scan agent (run from another network) both call it.

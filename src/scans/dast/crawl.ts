@@ -1,4 +1,4 @@
-// The baseline engine's crawl (CONTRACT §12): GET requests only, breadth-first from the start URL
+// The baseline engine's crawl (docs/spec/CONTRACT.md §12): GET requests only, breadth-first from the start URL
 // over its origin (scheme, host and port), bounded by a number of requests, a duration and a
 // number of requests at once. Every request goes through the target policy (literal hosts here,
 // resolved addresses at connect time), redirects included, since a redirect is just the next request.

@@ -1,4 +1,4 @@
-// The baseline engine's rules, one row per ZAP alert, in ZAP plugin id order (CONTRACT §12). The
+// The baseline engine's rules, one row per ZAP alert, in ZAP plugin id order (docs/spec/CONTRACT.md §12). The
 // rules table of docs/users/scans-and-agents.md is checked against this one by
 // test/unit/dast/passive-rules.test.ts.
 import type { PassiveRule } from "./passive-rule.ts";

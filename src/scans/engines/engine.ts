@@ -1,4 +1,4 @@
-// The scanner engine contract (CONTRACT §5): one engine per scan type, pluggable (SCAN_ENGINES);
+// The scanner engine contract (docs/spec/CONTRACT.md §5): one engine per scan type, pluggable (SCAN_ENGINES);
 // create-engines.ts builds them.
 import type { EngineSource } from "../../domain/scans/scan-source.ts";
 import type { SCAN_TYPES } from "../../domain/scans/scans.schemas.ts";

@@ -1,5 +1,5 @@
 // CycloneDX 1.4–1.6 JSON with a `vulnerabilities` array (Trivy, Grype, Snyk, OWASP
-// dependency-track, cdxgen, …) → findings (CONTRACT §11). The BOM is checked against the schema of
+// dependency-track, cdxgen, …) → findings (docs/spec/CONTRACT.md §11). The BOM is checked against the schema of
 // its specVersion, as published in the CycloneDX JavaScript library, before it is read.
 //
 // How a BOM says what its tool did (CycloneDX 1.4–1.6 JSON, the schemas in
@@ -216,7 +216,7 @@ export const cyclonedxReport: ReportParser = {
       const aliases = canonicalIds([id, ...(vulnerability.references ?? []).map((r) => r.id)]);
       const cve = cveOf(aliases);
       const state = vulnerability.analysis?.state;
-      // Its analysis gives its status (CONTRACT §13): a not_affected finding is kept, `accepted`.
+      // Its analysis gives its status (docs/spec/CONTRACT.md §13): a not_affected finding is kept, `accepted`.
       const analysis = state ? decisionOfAnalysis({ ...vulnerability.analysis, state }) : null;
       const rated = severityOf(vulnerability.ratings ?? []);
       // Informational (info/none) is kept, as low, only when it names a CVE.

@@ -1,4 +1,4 @@
-// Mapping rules every report parser shares (CONTRACT §11): severity from a CVSS score, the score
+// Mapping rules every report parser shares (docs/spec/CONTRACT.md §11): severity from a CVSS score, the score
 // to use when a report gives none, CWE and CVE spelling, and fingerprints.
 import { createHash } from "node:crypto";
 import type { Severity } from "../../domain/validation.ts";

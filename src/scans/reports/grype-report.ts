@@ -1,4 +1,4 @@
-// Grype's JSON report (`grype <target> -o json`) → findings (CONTRACT §11). Grype publishes no
+// Grype's JSON report (`grype <target> -o json`) → findings (docs/spec/CONTRACT.md §11). Grype publishes no
 // JSON Schema for it; the shape is that of its documentation and of its own types (anchore/grype
 // grype/presenter/models/document.go: Document).
 //

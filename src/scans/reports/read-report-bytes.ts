@@ -1,4 +1,4 @@
-// From a report's bytes to its findings, a batch at a time (CONTRACT §11). A SARIF log, the format
+// From a report's bytes to its findings, a batch at a time (docs/spec/CONTRACT.md §11). A SARIF log, the format
 // of the largest reports (100,000 results in 50 MiB), is read as a stream, twice: first each result
 // is checked as it goes by and the log's outline (runs, tools, rules) kept; then each result is
 // mapped against that outline. So no more than a slice of results and a batch of findings exist at

@@ -1,5 +1,5 @@
 // From a parsed JSON document to a report: the format the caller named, or the one the document
-// shows (CONTRACT §11), then that format's parser.
+// shows (docs/spec/CONTRACT.md §11), then that format's parser.
 import { invalid } from "../../errors.ts";
 import { cyclonedxReport } from "./cyclonedx-report.ts";
 import { grypeReport } from "./grype-report.ts";

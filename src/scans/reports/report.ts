@@ -1,4 +1,4 @@
-// What a scanner's report becomes once read (CONTRACT §11): the findings the engines also produce,
+// What a scanner's report becomes once read (docs/spec/CONTRACT.md §11): the findings the engines also produce,
 // with the tool that wrote them and the scan type they belong to. One parser per format turns a
 // parsed JSON document into this; read-report.ts picks the parser.
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";

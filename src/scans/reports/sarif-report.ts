@@ -1,4 +1,4 @@
-// SARIF 2.1.0 (Semgrep, CodeQL, ESLint, Trivy's and Snyk's SARIF, …) → findings (CONTRACT §11).
+// SARIF 2.1.0 (Semgrep, CodeQL, ESLint, Trivy's and Snyk's SARIF, …) → findings (docs/spec/CONTRACT.md §11).
 // The log is checked against the OASIS schema first, so what follows may rely on its shape.
 //
 // How a SARIF log says what its tool did, run by run (OASIS SARIF 2.1.0, errata 01; the authors'
@@ -104,7 +104,7 @@ function isInformational(result: Sarif.Result): boolean {
 }
 
 /**
- * Its suppressions as a decision (CONTRACT §13), null when it is not suppressed: a `rejected`
+ * Its suppressions as a decision (docs/spec/CONTRACT.md §13), null when it is not suppressed: a `rejected`
  * suppression means the team decided not to suppress it; else one `underReview` makes it
  * in_triage; else (every one `accepted` or without a status) it is suppressed, not_affected.
  */

@@ -1,5 +1,5 @@
 // Trivy's JSON report (`trivy image|fs|repo --format json`, SchemaVersion 2) → findings
-// (CONTRACT §11). Trivy publishes no JSON Schema; the shape is that of its documentation and of
+// (docs/spec/CONTRACT.md §11). Trivy publishes no JSON Schema; the shape is that of its documentation and of
 // its own types (aquasecurity/trivy pkg/types/report.go: Report, Result, ResultClass).
 //
 // How a Trivy report says what Trivy did:

@@ -1,5 +1,5 @@
 // OWASP ZAP's traditional JSON report (`-J report.json`, the baseline and full scans' output) →
-// findings (CONTRACT §11). ZAP publishes no JSON Schema for it; the shape is that of its
+// findings (docs/spec/CONTRACT.md §11). ZAP publishes no JSON Schema for it; the shape is that of its
 // documentation. One finding per alert and instance (URL and parameter); risk 0 is informational.
 //
 // How a ZAP report says what ZAP did (the reports add-on's traditional-json template; the scan
@@ -8,7 +8,7 @@
 //   failure"), nor when the target answered nothing ("No URLs found - is the target URL
 //   accessible?"). A report listing no site at all (`site: []`) is that case: ZAP reached nothing
 //   to scan. It says the tool failed, as the built-in baseline fails a target that answers nothing
-//   (CONTRACT §12).
+//   (docs/spec/CONTRACT.md §12).
 // - "This part was not scanned": a site (`site[]."@name"`, scheme, host and port) not in `site`.
 // - "Nothing found": a site listed with `alerts: []`.
 // So a report resolves only the findings of the sites it lists.

@@ -143,7 +143,10 @@ const MALFORMED_BODIES = [
   '{"a":1 // c\n}',
 ];
 
-/** Operations whose body is a scanner's report (CONTRACT §11): they also get broken reports of every format. */
+/**
+ * Operations whose body is a scanner's report (docs/spec/CONTRACT.md §11): they also get broken reports of every
+ * format.
+ */
 const takesReport = (op: RestOperation) => /\/(scan-reports|report)$/.test(op.path);
 
 /**

@@ -488,7 +488,7 @@ describe("the rules table", () => {
     expect(new Set(PASSIVE_RULES.map((r) => r.name)).size).toBe(PASSIVE_RULES.length);
   });
 
-  it("covers every rule CONTRACT §12 lists", () => {
+  it("covers every rule docs/spec/CONTRACT.md §12 lists", () => {
     const ids = new Set(PASSIVE_RULES.map((r) => r.pluginId));
     for (const id of [
       10038, 10020, 10021, 10035, 10010, 10011, 10054, 10036, 10037, 10098, 10017, 10040, 10023, 10033, 10202, 10105, 2,

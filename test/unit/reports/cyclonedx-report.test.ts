@@ -1,4 +1,4 @@
-// The CycloneDX report parser (CONTRACT §11) against BOMs written here, in the shape the CycloneDX
+// The CycloneDX report parser (docs/spec/CONTRACT.md §11) against BOMs written here, in the shape the CycloneDX
 // JSON schemas 1.4 and 1.6 give (the parser validates them against those schemas first).
 import { randomUUID } from "node:crypto";
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
@@ -462,7 +462,7 @@ describe("cyclonedxReport.parse — CWE, CVE, texts", () => {
   });
 });
 
-describe("cyclonedxReport.parse — VEX analysis (CONTRACT §13)", () => {
+describe("cyclonedxReport.parse — VEX analysis (docs/spec/CONTRACT.md §13)", () => {
   it.each(["not_affected", "false_positive", "exploitable", "in_triage", "resolved", "resolved_with_pedigree"])(
     "keeps a vulnerability whose analysis state is %s, with its analysis",
     (state) => {

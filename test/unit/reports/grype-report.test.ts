@@ -1,4 +1,4 @@
-// The Grype report parser (CONTRACT §11) against reports written here in the shape
+// The Grype report parser (docs/spec/CONTRACT.md §11) against reports written here in the shape
 // `grype <target> -o json` gives them: matches of a vulnerability against an artifact.
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { DomainError } from "../../../src/errors.ts";

@@ -1,4 +1,4 @@
-// The SARIF 2.1.0 parser (CONTRACT §11) against logs written here in the shapes CodeQL, Semgrep
+// The SARIF 2.1.0 parser (docs/spec/CONTRACT.md §11) against logs written here in the shapes CodeQL, Semgrep
 // and Trivy give them (each valid against the OASIS schema, which the parser checks first), and
 // readReport, which picks a report's parser.
 import type * as Sarif from "sarif";
@@ -614,7 +614,7 @@ describe("sarifReport.parse — results that are not findings", () => {
   });
 });
 
-describe("sarifReport.parse — suppressions (CONTRACT §13)", () => {
+describe("sarifReport.parse — suppressions (docs/spec/CONTRACT.md §13)", () => {
   const analysisOf = (suppressions: Sarif.Suppression[]) => one(result({ suppressions })).analysis;
 
   it("makes an accepted suppression, or one without a status, a not_affected decision with its justification", () => {

@@ -1,4 +1,4 @@
-// The Trivy report parser (CONTRACT §11) against reports written here in the shape
+// The Trivy report parser (docs/spec/CONTRACT.md §11) against reports written here in the shape
 // `trivy image|fs --format json` gives them (SchemaVersion 2).
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
 import { cyclonedxReport } from "../../../src/scans/reports/cyclonedx-report.ts";

@@ -1,4 +1,4 @@
-// The OWASP ZAP report parser (CONTRACT §11) against reports written here in the shape of ZAP's
+// The OWASP ZAP report parser (docs/spec/CONTRACT.md §11) against reports written here in the shape of ZAP's
 // traditional JSON report (`zap-baseline.py -J report.json`): sites, their alerts, and each
 // alert's instances.
 import type { Finding } from "../../../src/domain/vulnerabilities/finding.ts";
