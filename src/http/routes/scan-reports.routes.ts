@@ -18,7 +18,7 @@ const reportRequest = {
   scope: "scans:write",
   query: z.object({
     format: z.enum(REPORT_FORMATS).optional().describe("The report's format; detected from the document when omitted"),
-    scanType: z.enum(SCAN_TYPES).optional().describe("Defaults to what the report implies (docs/spec/CONTRACT.md §11)"),
+    scanType: z.enum(SCAN_TYPES).optional().describe("Defaults to what the report implies (CONTRACT §11)"),
     triggeredBy: z.string().optional().describe("Who or what sent it (default: the token's subject)"),
     checkoutPath: z
       .string()
