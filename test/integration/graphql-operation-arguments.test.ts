@@ -106,8 +106,9 @@ async function newWorld(count = 1): Promise<World> {
   while ((await fanOutEvents(t.app.db.pool, 500)).length > 0);
   // Given up, as after a receiver's long outage: what recoverWebhookDeliveries sends again.
   await t.app.db.prisma.webhookDelivery.updateMany({ where: { webhookId: ids.webhook }, data: { status: "failed" } });
-  const deliveries = await t.request("GET", `/webhooks/${ids.webhook}/deliveries`);
-  ids.delivery = deliveries.body[0].id;
+  // Deliveries made in one transaction share createdAt, and their ids are random: pick by what they carry.
+  const deliveries = await t.request("GET", `/webhooks/${ids.webhook}/deliveries?limit=500`);
+  ids.delivery = deliveries.body.find((d: { eventType: string }) => d.eventType === "scan.completed").id;
   const vulnerabilities = (await t.request("GET", `/applications/${ids.application}/vulnerabilities?limit=500`)).body;
   const high = vulnerabilities.find((v: { cve: string | null }) => v.cve);
   return {
