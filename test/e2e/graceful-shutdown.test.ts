@@ -369,7 +369,8 @@ it("cuts the requests still running when the grace period is over, and nothing o
      ORDER BY c.relname`;
   await eventually(async () => (await db.query(waitingAfterWriting)).rows.length === 2);
   expect((await db.query(waitingAfterWriting)).rows).toEqual([{ relname: "applications" }, { relname: "scans" }]);
-  const vexWaiters = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
+  const vexWaiters =
+    "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted";
   const advisoryBefore = (await db.query(vexWaiters)).rows[0].n as number;
   const openVex = {
     "@context": "https://openvex.dev/ns/v0.2.0",

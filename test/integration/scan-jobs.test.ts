@@ -124,8 +124,11 @@ describe("claiming", () => {
     // The claim is waiting once the service listens for queued scans.
     await eventually(
       async () =>
-        (await t.app.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%'"))
-          .rowCount,
+        (
+          await t.app.db.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN appsec_scan_queued%'",
+          )
+        ).rowCount,
     );
     const queuedAt = Date.now();
     const scan = await trigger(app);
@@ -145,7 +148,7 @@ describe("claiming", () => {
       async () =>
         (
           await other.app.db.pool.query(
-            "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN appsec_scan_queued%' AND datname = current_database()",
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN appsec_scan_queued%' AND datname = current_database()",
           )
         ).rowCount,
     );

@@ -332,7 +332,7 @@ describe("the background loop", () => {
           (
             await prisma().$queryRaw<
               { n: bigint }[]
-            >`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'`
+            >`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`
           )[0]!.n > 0n,
       );
       const scanId = await queueScan(appId);
@@ -354,7 +354,7 @@ describe("the background loop after its LISTEN connection is lost", () => {
       (
         await prisma().$queryRaw<
           { pid: number }[]
-        >`SELECT pid FROM pg_stat_activity WHERE query LIKE ${`LISTEN ${SCAN_QUEUED_CHANNEL}%`}`
+        >`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE ${`LISTEN ${SCAN_QUEUED_CHANNEL}%`}`
       ).map((row) => row.pid);
     r.start();
     try {
