@@ -33,6 +33,7 @@ import { buildOpenApi } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { eventRoutes } from "./http/routes/events.routes.ts";
+import { meRoutes } from "./http/routes/me.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
 import { scanJobRoutes } from "./http/routes/scan-jobs.routes.ts";
@@ -153,6 +154,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
     ...eventRoutes,
+    ...meRoutes,
   ];
   let stopping = false;
   const routes: RouteDefinition[] = [

@@ -1,4 +1,5 @@
 import { DomainError, forbidden } from "../errors.ts";
+import type { TeamAccess } from "./teams.ts";
 
 export const SCOPES = [
   "applications:read",
@@ -18,8 +19,8 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 export const ADMIN_SCOPE = "admin";
 
-/** Who is calling: the token's subject and the scopes it grants. */
-export interface Actor {
+/** Who is calling: the token's subject, the scopes it grants, and its teams (docs/spec/CONTRACT.md §17). */
+export interface Actor extends TeamAccess {
   sub: string;
   scopes: ReadonlySet<string>;
   /** Token expiry, seconds since the epoch (long-lived connections close when it passes). */

@@ -1,7 +1,8 @@
 // Bearer token verification with jose (docs/spec/CONTRACT.md §1): an algorithm allow-list, exp required,
 // nbf honoured with 30 s skew, iss/aud checked when configured.
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
-import type { Actor } from "./scopes.ts";
+import { ADMIN_SCOPE, type Actor } from "./scopes.ts";
+import { InvalidTeamsClaim, teamAccessOf, type TeamSettings } from "./teams.ts";
 import { createVerifiedTokens } from "./verified-tokens.ts";
 
 export interface AuthSettings {
@@ -9,6 +10,7 @@ export interface AuthSettings {
   jwksUrl?: string;
   issuer?: string;
   audience?: string;
+  teams?: TeamSettings;
 }
 
 export class InvalidTokenError extends Error {
@@ -54,10 +56,13 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
         audience: settings.audience,
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");
-      const actor: Actor = { sub: payload.sub, scopes: scopesOf(payload), exp: payload.exp! };
+      const scopes = scopesOf(payload);
+      const access = teamAccessOf(payload, scopes.has(ADMIN_SCOPE), settings.teams ?? { orgWideTeams: [] });
+      const actor: Actor = { sub: payload.sub, scopes, exp: payload.exp!, ...access };
       verified.set(token, actor);
       return actor;
-    } catch {
+    } catch (err) {
+      if (err instanceof InvalidTeamsClaim) throw new InvalidTokenError("invalid_token", err.message);
       // jose's reason (expired, bad signature, ...) is not echoed: it helps attackers more than callers.
       throw new InvalidTokenError("invalid_token", "The access token is invalid or expired");
     }

@@ -12,5 +12,6 @@ import "./types/policy-evaluation.ts";
 import "./types/webhook.ts";
 import "./types/webhook-delivery.ts";
 import "./types/event.ts";
+import "./types/me.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

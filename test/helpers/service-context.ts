@@ -9,7 +9,7 @@ export function adminServiceContext(db: Database): ServiceContext {
   return {
     db: db.prisma,
     pool: db.pool,
-    actor: { sub: "reader", scopes: new Set(["admin"]), exp: Number.MAX_SAFE_INTEGER },
+    actor: { sub: "reader", scopes: new Set(["admin"]), exp: Number.MAX_SAFE_INTEGER, teams: null, orgWide: true },
     log: createLogger("silent"),
     settings: {
       allowPrivateWebhookTargets: false,

@@ -206,7 +206,7 @@ describe("GraphQL scans and vulnerabilities", () => {
     const service = {
       db: t.app.db.prisma,
       pool: t.app.db.pool,
-      actor: { sub: "test", scopes: new Set(["admin"]), exp: Infinity },
+      actor: { sub: "test", scopes: new Set(["admin"]), exp: Infinity, teams: null, orgWide: true },
     } as unknown as ServiceContext;
     const page = { limit: 500 };
     const values = await readPerApplication(

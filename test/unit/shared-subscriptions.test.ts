@@ -45,7 +45,11 @@ function setUp() {
   });
   async function subscribe(scopes: string[], variableValues: Record<string, unknown> = {}): Promise<Subscribed> {
     let replaced: (() => Promise<unknown>) | undefined;
-    const args = { document, variableValues, contextValue: { actor: { sub: "t", exp: 0, scopes: new Set(scopes) } } };
+    const args = {
+      document,
+      variableValues,
+      contextValue: { actor: { sub: "t", exp: 0, scopes: new Set(scopes), teams: null, orgWide: true } },
+    };
     plugin.onSubscribe!({
       args,
       subscribeFn,

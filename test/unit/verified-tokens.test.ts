@@ -2,7 +2,13 @@ import type { Actor } from "../../src/auth/scopes.ts";
 import { createVerifiedTokens } from "../../src/auth/verified-tokens.ts";
 
 const T0 = 1_800_000_000_000; // ms
-const actor = (expSeconds: number, sub = "alice"): Actor => ({ sub, scopes: new Set(["admin"]), exp: expSeconds });
+const actor = (expSeconds: number, sub = "alice"): Actor => ({
+  sub,
+  scopes: new Set(["admin"]),
+  exp: expSeconds,
+  teams: null,
+  orgWide: true,
+});
 
 describe("verified tokens", () => {
   let clock = T0;
