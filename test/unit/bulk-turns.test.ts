@@ -16,11 +16,11 @@ async function holderThread(turns: BulkTurns) {
   const [first] = await once(worker, "message");
   expect(first).toBe("holding");
   return {
+    /** Once it has said so, the turn is free: the thread's own end is not waited for (stop() ends it). */
     async release() {
       const released = once(worker, "message");
       worker.postMessage("release");
       expect((await released)[0]).toBe("released");
-      await once(worker, "exit");
     },
     stop: () => worker.terminate(),
   };
@@ -73,6 +73,7 @@ it("runs the work beside the holder's once it has waited as long as asked", asyn
     expect(performance.now() - waited).toBeGreaterThanOrEqual(99);
   } finally {
     await holder.release();
+    await holder.stop();
   }
   // The holder's release left the turn free.
   await expect(new BulkTurns(turns.buffer, { maxWaitMs: 60_000 }).take(() => "free")).resolves.toBe("free");
