@@ -1,8 +1,9 @@
 // Which of the service's threads give way (src/platform-threads-priority.cts and
 // scans/reports/background-priority.ts): the threads Node's platform starts before any JavaScript
 // (V8's collector workers among them) at nice 10, and the document threads at nice 10 as well (never
-// SCHED_IDLE, which all but stops them while their session keeps the cores busy); the event loop and libuv's thread pool at the process's priority. Read from Linux's /proc,
-// as the scheduler sees them.
+// SCHED_IDLE, which all but stops them while their session keeps the cores busy); the event loop
+// and libuv's thread pool at the process's priority. Read from Linux's /proc, as the scheduler sees
+// them.
 import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mintToken } from "../../src/auth/mint-token.ts";
