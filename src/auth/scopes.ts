@@ -30,9 +30,15 @@ export interface Actor extends TeamAccess {
 export const hasScope = (actor: Actor, scope: Scope): boolean =>
   actor.scopes.has(ADMIN_SCOPE) || actor.scopes.has(scope);
 
-/** Throws unless the actor has at least one of `scopes` (403 naming them all). */
-export function requireAnyScope(actor: Actor | undefined, scopes: readonly Scope[]): Actor {
+/** The caller, or 401 when there is none (any valid token will do). */
+export function requireActor(actor: Actor | undefined): Actor {
   if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
+  return actor;
+}
+
+/** Throws unless the actor has at least one of `scopes` (403 naming them all). */
+export function requireAnyScope(maybeActor: Actor | undefined, scopes: readonly Scope[]): Actor {
+  const actor = requireActor(maybeActor);
   if (!scopes.some((scope) => hasScope(actor, scope))) {
     throw new DomainError(
       "forbidden",
@@ -44,8 +50,8 @@ export function requireAnyScope(actor: Actor | undefined, scopes: readonly Scope
 }
 
 /** The one authorization check every service calls first, whatever door the call came through. */
-export function requireScope(actor: Actor | undefined, scope: Scope): Actor {
-  if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
+export function requireScope(maybeActor: Actor | undefined, scope: Scope): Actor {
+  const actor = requireActor(maybeActor);
   if (!hasScope(actor, scope)) throw forbidden(scope);
   return actor;
 }

@@ -38,6 +38,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
     throw new Error("no key for this algorithm");
   };
 
+  const teams = settings.teams ?? { orgWideTeams: [] };
   const verified = createVerifiedTokens({ maxEntries: 10_000, maxAgeMs: 60_000, skewSeconds: CLOCK_SKEW_SECONDS });
 
   return async (header) => {
@@ -57,7 +58,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");
       const scopes = scopesOf(payload);
-      const access = teamAccessOf(payload, scopes.has(ADMIN_SCOPE), settings.teams ?? { orgWideTeams: [] });
+      const access = teamAccessOf(payload, scopes.has(ADMIN_SCOPE), teams);
       const actor: Actor = { sub: payload.sub, scopes, exp: payload.exp!, ...access };
       verified.set(token, actor);
       return actor;

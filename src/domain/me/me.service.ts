@@ -1,6 +1,6 @@
 // Who the caller is, as the service sees its token (docs/spec/CONTRACT.md §17): `GET /me` and
 // GraphQL `me`. Any valid token may ask; it needs no scope.
-import { DomainError } from "../../errors.ts";
+import { requireActor } from "../../auth/scopes.ts";
 import type { ServiceContext } from "../context.ts";
 
 export interface Me {
@@ -14,8 +14,7 @@ export interface Me {
 }
 
 export function getMe(ctx: ServiceContext): Me {
-  const actor = ctx.actor;
-  if (!actor) throw new DomainError("unauthenticated", "A valid bearer token is required");
+  const actor = requireActor(ctx.actor);
   return {
     sub: actor.sub,
     scopes: [...actor.scopes],
