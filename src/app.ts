@@ -140,6 +140,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     jwksUrl: config.AUTH_JWKS_URL,
     issuer: config.AUTH_ISSUER,
     audience: config.AUTH_AUDIENCE,
+    teams: { claim: config.AUTH_TEAMS_CLAIM, orgWideTeams: config.AUTH_ORG_WIDE_TEAMS },
   });
 
   const apiRoutes: RouteDefinition[] = [

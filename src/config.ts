@@ -72,6 +72,14 @@ const targetAllowList = z.string().transform((value, ctx) => {
   }
 });
 
+/** AUTH_ORG_WIDE_TEAMS: comma-separated team names. */
+const teamList = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((team) => team.trim())
+    .filter(Boolean),
+);
+
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -86,6 +94,10 @@ const envSchema = z.object({
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_ISSUER: z.string().min(1).optional(),
   AUTH_AUDIENCE: z.string().min(1).optional(),
+  /** The token claim listing the caller's teams (`teams`, `groups`): turns team access on (CONTRACT §17). */
+  AUTH_TEAMS_CLAIM: z.string().min(1).optional(),
+  /** Comma-separated teams whose members see every application (the AppSec team). */
+  AUTH_ORG_WIDE_TEAMS: teamList.prefault(""),
   SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
   SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
   SCAN_ENGINES: scanEngines.prefault(""),
@@ -114,6 +126,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(1).default(6000),
   /** Days the event log keeps events (GET /events, subscriptions' `after`); older cursors expire. */
   EVENT_RETENTION_DAYS: int(1, 36_500).default(30),
+  /** Days the log keeps the audit trail's events (application.*, policy.*, webhook.*). */
+  AUDIT_RETENTION_DAYS: int(1, 36_500).default(400),
   /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
   GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
   METRICS_TOKEN: z.string().min(1).optional(),

@@ -1,4 +1,4 @@
-// npm run token -- --scope "applications:read scans:write" --sub alice [--expires 1h]
+// npm run token -- --scope "applications:read scans:write" --sub alice [--teams team-a,team-b] [--expires 1h]
 // Mints a token with AUTH_JWT_SECRET, or with the development secret under .data/ (the one the
 // zero-setup server uses).
 import path from "node:path";
@@ -12,6 +12,8 @@ const { values } = parseArgs({
     scope: { type: "string", multiple: true, default: [] },
     sub: { type: "string", default: "cli-user" },
     expires: { type: "string", default: "12h" },
+    /** The caller's teams, under AUTH_TEAMS_CLAIM (or `teams`): comma-separated, or repeated. */
+    teams: { type: "string", multiple: true },
   },
 });
 let config;
@@ -40,5 +42,7 @@ console.log(
     expiresIn: values.expires,
     issuer: config.AUTH_ISSUER,
     audience: config.AUTH_AUDIENCE,
+    teams: values.teams?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean),
+    teamsClaim: config.AUTH_TEAMS_CLAIM,
   }),
 );
