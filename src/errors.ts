@@ -37,3 +37,5 @@ export const toolFailed = (message: string, errors: FieldError[]) =>
   new DomainError("tool_failed", message, { errors });
 export const forbidden = (scope: string) =>
   new DomainError("forbidden", `This operation needs the '${scope}' scope`, { scope });
+/** A change the caller's teams do not allow (docs/spec/CONTRACT.md §17): never for what it may not see (that is 404). */
+export const outsideTeams = (message: string) => new DomainError("forbidden", message);

@@ -22,6 +22,18 @@ export function viewerTeams(actor: Actor): ViewerTeams {
   return actor.orgWide ? null : (actor.teams ?? []);
 }
 
+/** The Prisma condition on applications that `actor` sees. */
+export function visibleApplicationsWhere(actor: Actor): { owner?: { in: string[] } } {
+  const teams = viewerTeams(actor);
+  return teams === null ? {} : { owner: { in: [...teams] } };
+}
+
+/** The Prisma condition on rows under an application (scans, vulnerabilities) that `actor` sees. */
+export function visibleUnderApplicationWhere(actor: Actor): { application?: { owner: { in: string[] } } } {
+  const teams = viewerTeams(actor);
+  return teams === null ? {} : { application: { owner: { in: [...teams] } } };
+}
+
 /** Whether `viewer` sees an application owned by `owner`. */
 export function seesOwner(viewer: ViewerTeams, owner: string | null): boolean {
   return viewer === null || (owner !== null && viewer.includes(owner));

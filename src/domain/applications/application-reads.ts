@@ -5,6 +5,7 @@
 // Rows come back in the shape of Prisma's Application, so callers cannot tell the two apart.
 import type pg from "pg";
 import type { Application } from "../../generated/prisma/client.ts";
+import type { ViewerTeams } from "../access/viewer.ts";
 import { decodeCursor, type PageRequest } from "../pagination.ts";
 
 /** Every column, named and typed as Prisma's Application field. */
@@ -12,9 +13,12 @@ export const APPLICATION_COLUMNS = `id, name, description, criticality::text AS 
   service_url AS "serviceUrl", language, tags, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const BY_ID = `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = $1::uuid`;
+const VISIBLE_BY_ID = `${BY_ID} AND owner = ANY($2::text[])`;
 
 /** What a list of applications is narrowed to: every condition given must hold. */
 export interface ApplicationMatch {
+  /** The caller's teams when it is confined to them (docs/spec/CONTRACT.md §17); absent: org-wide. */
+  teams?: readonly string[];
   owner?: string;
   /** One of the Criticality enum's values. */
   criticality?: string;
@@ -35,6 +39,10 @@ function whereOf(
   const values: unknown[] = [];
   let shape = "";
   const param = (value: unknown) => `$${first + values.push(value) - 1}`;
+  if (match.teams !== undefined) {
+    conditions.push(`owner = ANY(${param(match.teams)}::text[])`);
+    shape += "v";
+  }
   if (match.owner !== undefined) {
     conditions.push(`owner = ${param(match.owner)}`);
     shape += "o";
@@ -55,8 +63,13 @@ function whereOf(
   return { where: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", values, shape };
 }
 
-export async function findApplication(pool: pg.Pool, id: string): Promise<Application | null> {
-  const { rows } = await pool.query<Application>({ name: "application-by-id", text: BY_ID, values: [id] });
+/** The application, if `teams` (null: org-wide) see it. */
+export async function findApplication(pool: pg.Pool, id: string, teams: ViewerTeams): Promise<Application | null> {
+  const { rows } = await pool.query<Application>(
+    teams === null
+      ? { name: "application-by-id", text: BY_ID, values: [id] }
+      : { name: "visible-application-by-id", text: VISIBLE_BY_ID, values: [id, teams] },
+  );
   return rows[0] ?? null;
 }
 

@@ -1,4 +1,6 @@
 import { requireScope } from "../../auth/scopes.ts";
+import { ownerOnCreate, requireOwnerChangeAllowed } from "../access/owners.ts";
+import { visibleApplicationsWhere, viewerTeams } from "../access/viewer.ts";
 import { isUniqueViolation } from "../../db/client.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Application, Prisma } from "../../generated/prisma/client.ts";
@@ -28,14 +30,19 @@ function single(values: string | string[] | undefined): { matchesNothing: boolea
   return { matchesNothing: distinct.length > 1, value: distinct[0] };
 }
 
-function applicationMatch(filter: ApplicationFilter): ApplicationMatch | null {
+function applicationMatch(filter: ApplicationFilter, teams: readonly string[] | null): ApplicationMatch | null {
   const owner = single(filter.owner);
   const criticality = single(filter.criticality);
   if (owner.matchesNothing || criticality.matchesNothing) return null;
   // Any criticality string is accepted; one outside the enum simply matches nothing.
   if (criticality.value !== undefined && !(CRITICALITIES as readonly string[]).includes(criticality.value)) return null;
   if ([owner.value, ...(filter.tags ?? [])].some((v) => v !== undefined && hasNul(v))) return null;
-  return { owner: owner.value, criticality: criticality.value, tags: filter.tags };
+  return {
+    ...(teams !== null && { teams }),
+    owner: owner.value,
+    criticality: criticality.value,
+    tags: filter.tags,
+  };
 }
 
 export async function listApplications(
@@ -43,16 +50,16 @@ export async function listApplications(
   filter: ApplicationFilter,
   page: PageRequest,
 ): Promise<Page<Application>> {
-  requireScope(ctx.actor, "applications:read");
-  const match = applicationMatch(filter);
+  const actor = requireScope(ctx.actor, "applications:read");
+  const match = applicationMatch(filter, viewerTeams(actor));
   if (!match) return emptyPage();
   return toPage(await findApplicationsNewestFirst(ctx.pool, page, match), page.limit);
 }
 
 /** How many applications match the filter (GraphQL's totalCount). */
 export async function countApplications(ctx: ServiceContext, filter: ApplicationFilter): Promise<number> {
-  requireScope(ctx.actor, "applications:read");
-  const match = applicationMatch(filter);
+  const actor = requireScope(ctx.actor, "applications:read");
+  const match = applicationMatch(filter, viewerTeams(actor));
   return match ? countMatchingApplications(ctx.pool, match) : 0;
 }
 
@@ -61,21 +68,24 @@ export async function getApplicationsByIds(
   ctx: ServiceContext,
   ids: readonly string[],
 ): Promise<Map<string, Application>> {
-  requireScope(ctx.actor, "applications:read");
-  const rows = await ctx.db.application.findMany({ where: { id: { in: ids.filter(isId) } } });
+  const actor = requireScope(ctx.actor, "applications:read");
+  const rows = await ctx.db.application.findMany({
+    where: { id: { in: ids.filter(isId) }, ...visibleApplicationsWhere(actor) },
+  });
   return new Map(rows.map((a) => [a.id, a]));
 }
 
 export async function getApplication(ctx: ServiceContext, id: string): Promise<Application> {
-  requireScope(ctx.actor, "applications:read");
-  const app = isId(id) ? await findApplication(ctx.pool, id) : null;
+  const actor = requireScope(ctx.actor, "applications:read");
+  const app = isId(id) ? await findApplication(ctx.pool, id, viewerTeams(actor)) : null;
   if (!app) throw notFound("Application");
   return app;
 }
 
 export async function createApplication(ctx: ServiceContext, body: unknown): Promise<Application> {
-  requireScope(ctx.actor, "applications:write");
+  const actor = requireScope(ctx.actor, "applications:write");
   const input = parseInput(createApplicationSchema, bodyObject(body, READ_ONLY_FIELDS));
+  const owner = ownerOnCreate(actor, input.owner);
   const now = new Date();
   try {
     return await ctx.db.application.create({
@@ -84,7 +94,7 @@ export async function createApplication(ctx: ServiceContext, body: unknown): Pro
         name: input.name,
         description: input.description ?? null,
         criticality: input.criticality ?? "medium",
-        owner: input.owner ?? null,
+        owner,
         repoUrl: input.repoUrl ?? null,
         serviceUrl: input.serviceUrl ?? null,
         language: input.language ?? null,
@@ -113,12 +123,13 @@ function updateData(input: UpdateApplicationInput): Prisma.ApplicationUpdateInpu
 }
 
 export async function updateApplication(ctx: ServiceContext, id: string, body: unknown): Promise<Application> {
-  requireScope(ctx.actor, "applications:write");
+  const actor = requireScope(ctx.actor, "applications:write");
   const input = parseInput(updateApplicationSchema, bodyObject(body, READ_ONLY_FIELDS));
+  if (input.owner !== undefined) requireOwnerChangeAllowed(actor, input.owner);
   if (!isId(id)) throw notFound("Application");
   try {
     const [updated] = await ctx.db.application.updateManyAndReturn({
-      where: { id },
+      where: { id, ...visibleApplicationsWhere(actor) },
       data: { ...updateData(input), updatedAt: new Date() },
     });
     if (!updated) throw notFound("Application");
@@ -131,13 +142,13 @@ export async function updateApplication(ctx: ServiceContext, id: string, body: u
 
 /** Deletes the application with its scans and vulnerabilities, and drops it from policy targets. */
 export async function deleteApplication(ctx: ServiceContext, id: string): Promise<void> {
-  requireScope(ctx.actor, "applications:write");
+  const actor = requireScope(ctx.actor, "applications:write");
   if (!isId(id)) throw notFound("Application");
   await ctx.db.$transaction(async (tx) => {
     // Lock order: scans before their application, as a completing scan does (it holds its scan row
     // and then needs the application for its vulnerabilities); the other order deadlocks.
     await tx.$queryRaw`SELECT id FROM scans WHERE application_id = ${id}::uuid ORDER BY id FOR UPDATE`;
-    const { count } = await tx.application.deleteMany({ where: { id } });
+    const { count } = await tx.application.deleteMany({ where: { id, ...visibleApplicationsWhere(actor) } });
     if (count === 0) throw notFound("Application");
     await tx.$executeRaw`
       UPDATE policies SET application_ids = array_remove(application_ids, ${id}::uuid), updated_at = now()

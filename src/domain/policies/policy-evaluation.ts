@@ -108,7 +108,7 @@ export async function getPolicyEvaluations(
 
 /** The CI gate: GET /applications/{id}/policy-evaluation. */
 export async function getPolicyEvaluation(ctx: ServiceContext, applicationId: string): Promise<PolicyEvaluation> {
-  requireScope(ctx.actor, "policies:read");
-  await requireApplication(ctx.db, applicationId);
+  const actor = requireScope(ctx.actor, "policies:read");
+  await requireApplication(ctx.db, actor, applicationId);
   return evaluatePolicies(ctx.db, applicationId);
 }

@@ -22,6 +22,15 @@ export interface LeaseHolder {
   leaseId?: string | undefined;
 }
 
+export interface AgentClaimRequest {
+  scanTypes: readonly string[];
+  owner: string;
+  agent: string;
+  leaseSeconds: number;
+  /** A confined agent's teams: it claims only their applications' scans (CONTRACT §17); null: any. */
+  teams: readonly string[] | null;
+}
+
 export interface AgentClaim {
   scan: Scan;
   application: Application;
@@ -40,30 +49,29 @@ const CLAIMED_SCAN = Prisma.raw(
     .join(", "),
 );
 
+const ofTeams = (teams: readonly string[] | null) =>
+  teams === null
+    ? Prisma.empty
+    : Prisma.sql`AND EXISTS (SELECT 1 FROM applications a WHERE a.id = scans.application_id AND a.owner = ANY(${[...teams]}::text[]))`;
+
 /**
  * Claims the oldest queued scan of these types for an agent: now running (scan.started), its lease
  * `leaseSeconds` long. SKIP LOCKED: agents claiming at once each get another scan, or none. With
  * none queued, the lapsed leases are settled first (every scan runner's loop also does it each
  * second), so a scan whose agent died is claimable at once; a claim that finds work costs no more.
  */
-export async function claimForAgent(
-  db: Db,
-  claim: { scanTypes: readonly string[]; owner: string; agent: string; leaseSeconds: number },
-): Promise<AgentClaim | null> {
+export async function claimForAgent(db: Db, claim: AgentClaimRequest): Promise<AgentClaim | null> {
   return (await claimQueued(db, claim)) ?? ((await expireAgentLeases(db)).requeued > 0 ? claimQueued(db, claim) : null);
 }
 
-async function claimQueued(
-  db: Db,
-  claim: { scanTypes: readonly string[]; owner: string; agent: string; leaseSeconds: number },
-): Promise<AgentClaim | null> {
+async function claimQueued(db: Db, claim: AgentClaimRequest): Promise<AgentClaim | null> {
   return db.$transaction(async (tx) => {
     const leaseId = randomUUID();
     // The application comes back with the claimed row: one round trip fewer on every claim.
     const [row] = await tx.$queryRaw<(Scan & { application: Record<string, unknown> })[]>`
       WITH next AS (
         SELECT id FROM scans
-         WHERE status = 'queued' AND scan_type::text = ANY(${claim.scanTypes}::text[])
+         WHERE status = 'queued' AND scan_type::text = ANY(${claim.scanTypes}::text[]) ${ofTeams(claim.teams)}
          ORDER BY created_at, id
          LIMIT 1
          FOR UPDATE SKIP LOCKED

@@ -3,6 +3,7 @@
 // lease the caller holds: its token's subject, and the claim's leaseId when the call names it.
 // Completing a held scan goes through its report (scan-reports.service.ts).
 import { requireScope, type Actor } from "../../auth/scopes.ts";
+import { viewerTeams, visibleUnderApplicationWhere } from "../access/viewer.ts";
 import { conflict, invalid, notFound } from "../../errors.ts";
 import type { Application, Scan } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
@@ -69,6 +70,7 @@ export async function claimScanJob(
       owner: actor.sub,
       agent: input.agent,
       leaseSeconds: input.leaseSeconds,
+      teams: viewerTeams(actor),
     });
     if (claimed) {
       wait.cancel();
@@ -92,8 +94,8 @@ export async function claimScanJob(
 }
 
 /** Why the holder has no live lease: 404 for an unknown scan, else 409 saying what became of it. */
-async function notHeld(ctx: ServiceContext, scanId: string, holder: LeaseHolder): Promise<never> {
-  const scan = await ctx.db.scan.findUnique({ where: { id: scanId } });
+async function notHeld(ctx: ServiceContext, actor: Actor, scanId: string, holder: LeaseHolder): Promise<never> {
+  const scan = await ctx.db.scan.findFirst({ where: { id: scanId, ...visibleUnderApplicationWhere(actor) } });
   if (!scan) throw notFound("Scan");
   throw conflict(whyNotHeld(scan, holder));
 }
@@ -109,7 +111,7 @@ export async function heartbeatScanJob(ctx: ServiceContext, scanId: string, body
   const actor = requireScope(ctx.actor, "scans:run");
   const { leaseId } = parseInput(leaseBodySchema, optionalBody(body));
   const holder = holderOf(actor, scanId, leaseId);
-  return (await renewAgentLease(ctx.db, scanId, holder)) ?? notHeld(ctx, scanId, holder);
+  return (await renewAgentLease(ctx.db, scanId, holder)) ?? notHeld(ctx, actor, scanId, holder);
 }
 
 /** Fails the scan the caller holds (scan.failed, `reason` as its failure). */
@@ -120,7 +122,7 @@ export async function failScanJob(ctx: ServiceContext, scanId: string, body: unk
   const failed = await ctx.db.$transaction(async (tx) =>
     (await lockHeldScan(tx, scanId, holder)) ? markFailed(tx, scanId, input.reason) : null,
   );
-  return failed ?? notHeld(ctx, scanId, holder);
+  return failed ?? notHeld(ctx, actor, scanId, holder);
 }
 
 /** Hands the scan the caller holds back to the queue (an agent stopping), without counting the claim. */
@@ -131,5 +133,5 @@ export async function releaseScanJob(ctx: ServiceContext, scanId: string, body: 
   const released = await ctx.db.$transaction(async (tx) =>
     (await lockHeldScan(tx, scanId, holder)) ? requeueHeldScan(tx, scanId) : null,
   );
-  return released ?? notHeld(ctx, scanId, holder);
+  return released ?? notHeld(ctx, actor, scanId, holder);
 }

@@ -14,6 +14,7 @@ import { conflict, invalid, notFound, toolFailed, type FieldError } from "../../
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
+import { requireApplication, requireApplicationIfConfined } from "../applications/require-application.ts";
 import { parseInput } from "../validation.ts";
 import type { FindingBatches, ReportCoverage } from "../vulnerabilities/finding.ts";
 import { lockHeldScan, whyNotHeld, type LeaseHolder } from "./agent-leases.ts";
@@ -77,10 +78,10 @@ export async function ingestReport(
   if (!isId(applicationId)) throw notFound("Application");
   if (report.failure) {
     // No scan is created for a tool that did not scan: the caller learns why (422), or of a wrong id first.
-    const application = await ctx.db.application.findUnique({ where: { id: applicationId }, select: { id: true } });
-    if (!application) throw notFound("Application");
+    await requireApplication(ctx.db, actor, applicationId);
     throw toolFailed(report.failure.reason, report.failure.errors);
   }
+  await requireApplicationIfConfined(ctx.db, actor, applicationId);
   const now = new Date();
   try {
     return await ctx.db.$transaction(async (tx) => {
@@ -138,6 +139,7 @@ export async function completeScanWithReport(
     isAgentOnly(actor) || options.leaseId !== undefined ? { owner: actor.sub, leaseId: options.leaseId } : null;
   if (!isId(applicationId) || !isId(scanId)) throw notFound("Scan");
   return ctx.db.$transaction(async (tx) => {
+    await requireApplicationIfConfined(tx, actor, applicationId);
     const locked = await tx.$queryRaw<unknown[]>`
       SELECT 1 FROM scans WHERE id = ${scanId}::uuid AND application_id = ${applicationId}::uuid FOR UPDATE`;
     if (locked.length === 0) throw notFound("Scan");

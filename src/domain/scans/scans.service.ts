@@ -4,7 +4,8 @@ import { isForeignKeyViolation, isUniqueViolation } from "../../db/client.ts";
 import { conflict, invalid, notFound } from "../../errors.ts";
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
-import { requireApplication } from "../applications/require-application.ts";
+import { visibleUnderApplicationWhere } from "../access/viewer.ts";
+import { requireApplication, requireApplicationIfConfined } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput, READ_ONLY_FIELDS } from "../validation.ts";
@@ -20,6 +21,7 @@ export async function triggerScan(ctx: ServiceContext, applicationId: string, bo
   const actor = requireScope(ctx.actor, "scans:write");
   const input = parseInput(triggerScanSchema, bodyObject(body, READ_ONLY_FIELDS));
   if (!isId(applicationId)) throw notFound("Application");
+  await requireApplicationIfConfined(ctx.db, actor, applicationId);
   const engine = ctx.settings.scanEngines[input.scanType];
   if (engine?.needsServiceUrl) await requireServiceUrl(ctx, applicationId, input.scanType);
   let scan: Scan;
@@ -69,16 +71,18 @@ async function requireServiceUrl(ctx: ServiceContext, applicationId: string, sca
 }
 
 export async function listScans(ctx: ServiceContext, applicationId: string, page: PageRequest): Promise<Page<Scan>> {
-  requireScope(ctx.actor, "scans:read");
-  await requireApplication(ctx.db, applicationId);
+  const actor = requireScope(ctx.actor, "scans:read");
+  await requireApplication(ctx.db, actor, applicationId);
   return findPage(page, (args) => ctx.db.scan.findMany({ ...args, where: { AND: [{ applicationId }, args.where] } }));
 }
 
 export async function getScan(ctx: ServiceContext, applicationId: string, scanId: string): Promise<Scan> {
-  requireScope(ctx.actor, "scans:read");
+  const actor = requireScope(ctx.actor, "scans:read");
   const scan =
-    isId(scanId) && isId(applicationId) ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId } }) : null;
+    isId(scanId) && isId(applicationId)
+      ? await ctx.db.scan.findFirst({ where: { id: scanId, applicationId, ...visibleUnderApplicationWhere(actor) } })
+      : null;
   if (scan) return scan; // its application exists (foreign key): one query on the common path
-  await requireApplication(ctx.db, applicationId);
+  await requireApplication(ctx.db, actor, applicationId);
   throw notFound("Scan");
 }

@@ -38,7 +38,7 @@ export async function applyVex(
   open: () => Promise<VexDocument>,
 ): Promise<VexOutcome> {
   const actor = requireScope(ctx.actor, "vulnerabilities:triage");
-  await requireApplication(ctx.db, applicationId);
+  await requireApplication(ctx.db, actor, applicationId);
   const document = await open();
   try {
     const counts = await document.apply({ applicationId, by: actor.sub, at: new Date() });
@@ -60,8 +60,8 @@ export type DecidedVulnerability = Pick<
 
 /** The application and every one of its vulnerabilities with an analysis, oldest first. */
 export async function decisionsInForce(ctx: ServiceContext, applicationId: string) {
-  requireScope(ctx.actor, "vulnerabilities:read");
-  await requireApplication(ctx.db, applicationId);
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
+  await requireApplication(ctx.db, actor, applicationId);
   const application = await ctx.db.application.findUniqueOrThrow({
     where: { id: applicationId },
     select: { id: true, name: true },

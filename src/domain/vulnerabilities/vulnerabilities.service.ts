@@ -1,4 +1,5 @@
-import { requireScope } from "../../auth/scopes.ts";
+import { requireScope, type Actor } from "../../auth/scopes.ts";
+import { viewerTeams, visibleUnderApplicationWhere } from "../access/viewer.ts";
 import { notFound } from "../../errors.ts";
 import type { Prisma, Vulnerability, VulnerabilityChange } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
@@ -15,12 +16,13 @@ export async function listApplicationVulnerabilities(
   rawFilter: RawVulnerabilityFilter,
   page: PageRequest,
 ): Promise<Page<Vulnerability>> {
-  requireScope(ctx.actor, "vulnerabilities:read");
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
   const filter = parseInput(vulnerabilityFilterSchema, rawFilter, "Filter");
   if (!isId(applicationId)) throw notFound("Application");
-  const rows = await findApplicationVulnerabilitiesNewestFirst(ctx.pool, applicationId, page, filter);
+  const teams = viewerTeams(actor);
+  const rows = await findApplicationVulnerabilitiesNewestFirst(ctx.pool, applicationId, teams, page, filter);
   // Rows imply the application (foreign key): its existence is asked only of an empty page.
-  if (rows.length === 0 && !(await findApplication(ctx.pool, applicationId))) throw notFound("Application");
+  if (rows.length === 0 && !(await findApplication(ctx.pool, applicationId, teams))) throw notFound("Application");
   return toPage(rows, page.limit);
 }
 
@@ -30,10 +32,12 @@ export async function getApplicationVulnerability(
   applicationId: string,
   vulnerabilityId: string,
 ): Promise<Vulnerability> {
-  requireScope(ctx.actor, "vulnerabilities:read");
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
   const found =
     isId(applicationId) && isId(vulnerabilityId)
-      ? await ctx.db.vulnerability.findFirst({ where: { id: vulnerabilityId, applicationId } })
+      ? await ctx.db.vulnerability.findFirst({
+          where: { id: vulnerabilityId, applicationId, ...visibleUnderApplicationWhere(actor) },
+        })
       : null;
   if (!found) throw notFound("Vulnerability");
   return found;
@@ -54,9 +58,12 @@ export async function vulnerabilityHistories(
   ctx: ServiceContext,
   vulnerabilityIds: readonly string[],
 ): Promise<Map<string, VulnerabilityChange[]>> {
-  requireScope(ctx.actor, "vulnerabilities:read");
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
   const changes = await ctx.db.vulnerabilityChange.findMany({
-    where: { vulnerabilityId: { in: [...vulnerabilityIds] } },
+    where: {
+      vulnerabilityId: { in: [...vulnerabilityIds] },
+      ...(viewerTeams(actor) !== null && { vulnerability: visibleUnderApplicationWhere(actor) }),
+    },
     orderBy: { id: "asc" },
   });
   const byVulnerability = new Map<string, VulnerabilityChange[]>(vulnerabilityIds.map((id) => [id, []]));
@@ -72,11 +79,11 @@ export interface VulnerabilitiesFilter extends RawVulnerabilityFilter {
   applicationId?: string;
 }
 
-function vulnerabilitiesWhere(rawFilter: VulnerabilitiesFilter): Prisma.VulnerabilityWhereInput | null {
+function vulnerabilitiesWhere(actor: Actor, rawFilter: VulnerabilitiesFilter): Prisma.VulnerabilityWhereInput | null {
   const { applicationId, ...rest } = rawFilter;
   const filter = parseInput(vulnerabilityFilterSchema, rest, "Filter");
   if (applicationId !== undefined && !isId(applicationId)) return null;
-  return { ...filter, ...(applicationId !== undefined && { applicationId }) };
+  return { ...filter, ...(applicationId !== undefined && { applicationId }), ...visibleUnderApplicationWhere(actor) };
 }
 
 export async function listVulnerabilities(
@@ -84,14 +91,14 @@ export async function listVulnerabilities(
   rawFilter: VulnerabilitiesFilter,
   page: PageRequest,
 ): Promise<Page<Vulnerability>> {
-  requireScope(ctx.actor, "vulnerabilities:read");
-  const where = vulnerabilitiesWhere(rawFilter);
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
+  const where = vulnerabilitiesWhere(actor, rawFilter);
   if (!where) return emptyPage();
   return findPage(page, (args) => ctx.db.vulnerability.findMany({ ...args, where: { AND: [where, args.where] } }));
 }
 
 export async function countVulnerabilities(ctx: ServiceContext, rawFilter: VulnerabilitiesFilter): Promise<number> {
-  requireScope(ctx.actor, "vulnerabilities:read");
-  const where = vulnerabilitiesWhere(rawFilter);
+  const actor = requireScope(ctx.actor, "vulnerabilities:read");
+  const where = vulnerabilitiesWhere(actor, rawFilter);
   return where ? ctx.db.vulnerability.count({ where }) : 0;
 }

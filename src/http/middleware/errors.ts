@@ -31,8 +31,9 @@ function toProblem(err: unknown): { body: Problem; headers: Record<string, strin
     return { body: problem("unauthorized", err.message), headers: { "WWW-Authenticate": wwwAuthenticate(err) } };
   }
   if (err instanceof DomainError) {
-    const headers: Record<string, string> =
-      err.kind === "forbidden" || err.kind === "unauthenticated" ? { "WWW-Authenticate": wwwAuthenticate(err) } : {};
+    // A 403 for the caller's teams (CONTRACT §17) is no matter of scope: no challenge.
+    const challenged = err.kind === "unauthenticated" || (err.kind === "forbidden" && err.details.scope !== undefined);
+    const headers: Record<string, string> = challenged ? { "WWW-Authenticate": wwwAuthenticate(err) } : {};
     return { body: problem(CODE_OF_KIND[err.kind], err.message, err.details.errors), headers };
   }
   return null;
