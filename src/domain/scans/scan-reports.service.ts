@@ -14,6 +14,7 @@ import { conflict, invalid, notFound, toolFailed, type FieldError } from "../../
 import type { Scan } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
+import { viewerTeams } from "../access/viewer.ts";
 import { requireApplication, requireApplicationIfConfined } from "../applications/require-application.ts";
 import { parseInput } from "../validation.ts";
 import type { FindingBatches, ReportCoverage } from "../vulnerabilities/finding.ts";
@@ -138,10 +139,13 @@ export async function completeScanWithReport(
   const lease: LeaseHolder | null =
     isAgentOnly(actor) || options.leaseId !== undefined ? { owner: actor.sub, leaseId: options.leaseId } : null;
   if (!isId(applicationId) || !isId(scanId)) throw notFound("Scan");
+  const teams = viewerTeams(actor);
   return ctx.db.$transaction(async (tx) => {
-    await requireApplicationIfConfined(tx, actor, applicationId);
     const locked = await tx.$queryRaw<unknown[]>`
-      SELECT 1 FROM scans WHERE id = ${scanId}::uuid AND application_id = ${applicationId}::uuid FOR UPDATE`;
+      SELECT 1 FROM scans WHERE id = ${scanId}::uuid AND application_id = ${applicationId}::uuid
+         AND (${teams}::text[] IS NULL
+              OR EXISTS (SELECT 1 FROM applications a WHERE a.id = ${applicationId}::uuid AND a.owner = ANY(${teams}::text[])))
+         FOR UPDATE`;
     if (locked.length === 0) throw notFound("Scan");
     const scan = await tx.scan.findUniqueOrThrow({ where: { id: scanId } });
     if (scan.status === "completed" || scan.status === "failed") throw conflict(`The scan is already ${scan.status}`);
