@@ -32,7 +32,7 @@ const FAN_OUT_MAX_REST_MS = 2_000;
 /** What fan_out_events returns: the batch's count on every row, an event on each when asked for. */
 type FanOutRow = { fanned_out: number } & ({ id: null } | LoggedEventRow);
 
-const FAN_OUT = `SELECT fanned_out, id, type, application_id, data, ${occurredAtIso("occurred_at")}, position FROM fan_out_events($1, $2)`;
+const FAN_OUT = `SELECT fanned_out, id, type, application_id, data, ${occurredAtIso("occurred_at")}, position, teams, teams_all FROM fan_out_events($1, $2)`;
 
 /**
  * Fans out up to `batchSize` events; returns how many, and, when `returning`, the events in log order.

@@ -4,6 +4,7 @@
 // handed out. A reader that has read up to position P therefore never finds a new event at or before
 // P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
 import type pg from "pg";
+import type { EventAudience } from "../domain/access/viewer.ts";
 import { EVENT_TYPES, isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
 
 /** NOTIFYed by the fan-out that extends the log, with the new head position. */
@@ -13,6 +14,8 @@ export const EVENT_LOG_CHANNEL = "appsec_event_log";
 export interface LoggedEvent extends EventEnvelope {
   position: number;
   applicationId: string | null;
+  /** Who may see it (CONTRACT §17), as written with it (outbox.ts). */
+  audience: EventAudience;
 }
 
 /** An events row with its position, as the log's statements return it. */
@@ -24,6 +27,8 @@ export interface LoggedEventRow {
   /** As `occurredAtIso` selects it. */
   occurred_at: string;
   position: string | number;
+  teams: string[] | null;
+  teams_all: boolean;
 }
 
 /**
@@ -48,6 +53,7 @@ export function toLoggedEvent(row: LoggedEventRow): LoggedEvent | undefined {
     data: row.data as LoggedEvent["data"],
     position: Number(row.position),
     applicationId: row.application_id,
+    audience: { teams: row.teams, teamsAll: row.teams_all },
   };
 }
 
@@ -97,6 +103,12 @@ export interface LogRead {
   after?: number;
   types?: readonly EventType[];
   applicationId?: string;
+  /**
+   * Only the events these teams see (visible_to, CONTRACT §17), and nothing for an `applicationId`
+   * they do not see; null or absent: every event (an org-wide reader), with the statements as they
+   * were before teams.
+   */
+  viewer?: readonly string[] | null;
   /** Events to return at most. */
   limit: number;
   /** Log entries to look at at most, matching or not: what bounds a sparse filter's read. */
@@ -128,19 +140,22 @@ const numbering = (alias: string) => `, row_number() OVER (ORDER BY ${alias}.pos
 
 /**
  * The filtered read up to the select list: `marks m`, then `matched x JOIN events e`, one row when none
- * matched; `numbered`, `x.n` numbers the matches.
+ * matched; `numbered`, `x.n` numbers the matches. With `viewer` (the parameter holding a confined
+ * reader's teams), only what it sees: the events visible_to it, and none of an application it does
+ * not see now (a filter naming another team's application matches nothing, even its events from
+ * before it moved there).
  */
-const READ_FILTERED = (select: string, numbered = false) => `
+const READ_FILTERED = (select: string, numbered = false, viewer?: string) => `
   WITH marks AS (${MARKS}),
   scanned AS (
-    SELECT e.position, e.type, e.application_id FROM events e
+    SELECT e.position, e.type, e.application_id${viewer ? ", e.teams, e.teams_all" : ""} FROM events e
      WHERE e.position > greatest($1::bigint, (SELECT pruned_through FROM marks))
      ORDER BY e.position
      LIMIT $2
   ),
   matched AS (
     SELECT s.position${numbered ? numbering("s") : ""} FROM scanned s
-     WHERE ($3::text[] IS NULL OR s.type = ANY ($3::text[])) AND ($4::uuid IS NULL OR s.application_id = $4::uuid)
+     WHERE ($3::text[] IS NULL OR s.type = ANY ($3::text[])) AND ($4::uuid IS NULL OR s.application_id = $4::uuid)${viewer ? seenBy(viewer) : ""}
      ORDER BY s.position
      LIMIT $5
   )
@@ -148,37 +163,52 @@ const READ_FILTERED = (select: string, numbered = false) => `
     FROM marks m
     LEFT JOIN (matched x JOIN events e ON e.position = x.position) ON true`;
 
+/** READ_FILTERED's conditions for a confined reader, whose teams are `viewer` (an application's test is an InitPlan: once per read). */
+const seenBy = (viewer: string) => `
+       AND visible_to(s.teams, s.teams_all, ${viewer}::text[])
+       AND ($4::uuid IS NULL OR NOT EXISTS (SELECT 1 FROM applications a
+                                             WHERE a.id = $4::uuid AND (a.owner IS NULL OR NOT a.owner = ANY (${viewer}::text[]))))`;
+
 // The same read when nothing is filtered out: the page is all it scans, read in one pass, and the
 // count and the last position come from its rows. The general statement's second look-up of each
 // event by position, and the materialized page its counts are taken from, were about a third of the
 // time a page of 500 took (bench/notes/2026-11-27-fan-out-function.md). Up to the select list:
 // `m`'s marks, then the page `p` (`numbered`, `p.n` numbering its events), one row when it is
 // empty.
-const READ_UNFILTERED = (select: string, numbered = false) => `
+const READ_UNFILTERED = (select: string, numbered = false, audience = false) => `
   SELECT m.head, m.pruned_through, ${select}
     FROM (${MARKS}) m
     LEFT JOIN LATERAL (
-      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position${numbered ? numbering("e") : ""} FROM events e
+      SELECT e.id, e.type, e.application_id, e.data, e.occurred_at, e.position${audience ? ", e.teams, e.teams_all" : ""}${numbered ? numbering("e") : ""} FROM events e
        WHERE e.position > greatest($1::bigint, m.pruned_through)
        ORDER BY e.position
        LIMIT $2
     ) p ON true`;
 
-/** A read's two statements: the one for a filtered read, and the one for a read of everything. */
+/** A read's statements: for a filtered read, for a read of everything, and for a confined reader's (LogRead.viewer). */
 export interface LogStatements {
   filtered: pg.QueryConfig;
   unfiltered: pg.QueryConfig;
+  confined: pg.QueryConfig;
 }
+
+/** The columns of a LoggedEventRow of the events row `e`. */
+const loggedColumns = (e: string) =>
+  `${e}.id, ${e}.type, ${e}.application_id, ${e}.data, ${occurredAtIso(`${e}.occurred_at`)}, ${e}.position, ${e}.teams, ${e}.teams_all`;
 
 /** The read whose rows are the page's events, parsed here. */
 const PARSED_LOG: LogStatements = {
   filtered: {
     name: "read-event-log",
-    text: `${READ_FILTERED(`e.id, e.type, e.application_id, e.data, ${occurredAtIso("e.occurred_at")}, e.position`)}\n   ORDER BY e.position`,
+    text: `${READ_FILTERED(loggedColumns("e"))}\n   ORDER BY e.position`,
   },
   unfiltered: {
     name: "read-event-log-unfiltered",
-    text: `${READ_UNFILTERED(`p.id, p.type, p.application_id, p.data, ${occurredAtIso("p.occurred_at")}, p.position`)}\n   ORDER BY p.position`,
+    text: `${READ_UNFILTERED(loggedColumns("p"), false, true)}\n   ORDER BY p.position`,
+  },
+  confined: {
+    name: "read-event-log-confined",
+    text: `${READ_FILTERED(loggedColumns("e"), false, "$6")}\n   ORDER BY e.position`,
   },
 };
 
@@ -207,21 +237,24 @@ export async function readLog(pool: pg.Pool, read: LogRead): Promise<LogPage> {
   return { events, ...bounds };
 }
 
-const isFiltered = (read: LogRead): boolean => read.types !== undefined || read.applicationId !== undefined;
+const confinedViewer = (read: LogRead): readonly string[] | undefined => read.viewer ?? undefined;
+
+const isFiltered = (read: LogRead): boolean =>
+  read.types !== undefined || read.applicationId !== undefined || confinedViewer(read) !== undefined;
 
 /** How many entries the read looks at: a filtered read up to its scan limit, an unfiltered one its page. */
 const scanLimitOf = (read: LogRead): number => (isFiltered(read) ? Math.max(read.scanLimit, read.limit) : read.limit);
 
 /**
- * The statement for `read` with its parameters: the filtered statements' $1–$5 or the unfiltered
- * ones' $1–$2, then `more`.
+ * The statement for `read` with its parameters: the filtered statements' $1–$5 (and the confined
+ * ones' viewer, $6) or the unfiltered ones' $1–$2, then `more`.
  */
 function statementOf(read: LogRead, statements: LogStatements, more: unknown[] = []): pg.QueryConfig {
   if (!isFiltered(read)) return { ...statements.unfiltered, values: [read.after ?? 0, read.limit, ...more] };
-  return {
-    ...statements.filtered,
-    values: [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit, ...more],
-  };
+  const viewer = confinedViewer(read);
+  const filters = [read.after ?? 0, scanLimitOf(read), read.types ?? null, read.applicationId ?? null, read.limit];
+  if (viewer !== undefined) return { ...statements.confined, values: [...filters, viewer, ...more] };
+  return { ...statements.filtered, values: [...filters, ...more] };
 }
 
 /** What a page's statement counted, as Postgres sends it (bigints as text). */
@@ -279,6 +312,10 @@ export function renderedLog(name: string, render: (e: string) => string): LogSta
       name: `${name}-read-event-log-unfiltered`,
       text: `${READ_UNFILTERED(page("p", "$3"), true)}\n   ${inRows("p.n")}`,
     },
+    confined: {
+      name: `${name}-read-event-log-confined`,
+      text: `${READ_FILTERED(page("e", "$7"), true, "$6")}\n   ${inRows("x.n")}`,
+    },
   };
 }
 
@@ -301,7 +338,7 @@ export async function readRenderedLog(
   read: LogRead,
   statements: LogStatements,
 ): Promise<LogPage<string[]>> {
-  // The types this version knows come after the read's own parameters ($6, $3).
+  // The types this version knows come after the read's own parameters ($6, $3; $7 for a confined reader).
   const { rows } = await pool.query<RenderedRow>(statementOf(read, statements, [EVENT_TYPES]));
   const row = rows[0]!;
   const bounds = pageBounds(read, {

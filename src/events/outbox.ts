@@ -21,11 +21,28 @@ export type { NewEvent };
 /** Rows per INSERT: a report may record 100,000 events in one transaction (and see record-findings.ts on the size). */
 const CHUNK = 1_000;
 
+/**
+ * Who may see each event (CONTRACT §17) is decided here, in the statement that writes it: its explicit
+ * audience (`teamsAll` sent), else its application's owner's team (NULL: org-wide tokens only). The
+ * owners are read once per statement, over the distinct applications, with their rows share-locked
+ * until the transaction ends: an owner change waits for it, or it waits for the change and (READ
+ * COMMITTED) reads the row as the change left it, so each event goes to the team that owned its
+ * application when it committed.
+ */
 const RECORD_EVENTS = `
-  WITH inserted AS (
-    INSERT INTO events (id, type, application_id, data, occurred_at)
-    SELECT id, type, "applicationId", data, "occurredAt"
-      FROM json_to_recordset($1::json) AS e(id uuid, type text, "applicationId" uuid, data json, "occurredAt" timestamptz)
+  WITH e AS MATERIALIZED (
+    SELECT * FROM json_to_recordset($1::json)
+        AS e(id uuid, type text, "applicationId" uuid, data json, "occurredAt" timestamptz, teams text[], "teamsAll" boolean)
+  ), owners AS (
+    SELECT a.id, a.owner FROM applications a
+     WHERE a.id IN (SELECT "applicationId" FROM e WHERE "teamsAll" IS NULL)
+       FOR SHARE
+  ), inserted AS (
+    INSERT INTO events (id, type, application_id, data, occurred_at, teams, teams_all)
+    SELECT e.id, e.type, e."applicationId", e.data, e."occurredAt",
+           CASE WHEN e."teamsAll" IS NOT NULL THEN e.teams WHEN o.owner IS NOT NULL THEN ARRAY[o.owner] END,
+           coalesce(e."teamsAll", false)
+      FROM e LEFT JOIN owners o ON o.id = e."applicationId"
   )
   SELECT ${NOTIFY_EVENTS_WRITTEN}`;
 
@@ -49,7 +66,7 @@ export async function recordEvent<T extends EventType>(
   tx: SqlRunner,
   type: T,
   data: EventData[T],
-  options: { applicationId?: string; occurredAt?: Date } = {},
+  options: Pick<NewEvent, "applicationId" | "occurredAt" | "audience"> = {},
 ): Promise<string> {
   const [id] = await recordEvents(tx, [{ type, data, ...options } as NewEvent]);
   return id!;

@@ -3,6 +3,7 @@
 // subscribes. Redis may drop messages (while it is away, or a subscriber reconnects): the bus reads
 // any gap from Postgres, and reads on from where it stopped each time the subscription is ready again.
 import { Redis } from "ioredis";
+import type { EventAudience } from "../domain/access/viewer.ts";
 import type { Logger } from "../log.ts";
 import { isEventType } from "./catalog.ts";
 import type { LoggedEvent } from "./event-log.ts";
@@ -36,8 +37,19 @@ function parseEvent(message: string): LoggedEvent | undefined {
     e.data !== null &&
     Number.isSafeInteger(e.position) &&
     (e.position as number) > 0 &&
-    (typeof e.applicationId === "string" || e.applicationId === null);
+    (typeof e.applicationId === "string" || e.applicationId === null) &&
+    isAudience(e.audience);
   return valid ? (value as LoggedEvent) : undefined;
+}
+
+/** An event without one (an older instance's message) is left out: the bus reads it from the log. */
+function isAudience(value: unknown): value is EventAudience {
+  if (typeof value !== "object" || value === null) return false;
+  const { teams, teamsAll } = value as Partial<Record<keyof EventAudience, unknown>>;
+  return (
+    typeof teamsAll === "boolean" &&
+    (teams === null || (Array.isArray(teams) && teams.every((team) => typeof team === "string")))
+  );
 }
 
 export function redisEventSource(redisUrl: string, log: Logger): EventSource {

@@ -1,8 +1,9 @@
 // One GraphQL execution per event for every subscriber of the same subscription: subscribers
 // sending the same document with the same variables under the same scopes would get the same
 // answers, so the first one's subscription runs once and its results fan out to all of them
-// (1,000 dashboards on `events` cost one execution per event, not 1,000). The scopes are part of
-// the key because they decide which events a subscription may receive; each socket still ends
+// (1,000 dashboards on `events` cost one execution per event, not 1,000). The scopes and the teams
+// (null for an org-wide caller) are part of the key because they decide which events a
+// subscription may receive (docs/spec/CONTRACT.md §1, §17); each socket still ends
 // its own subscription (token expiry, stalled client, complete) without touching the others.
 //
 // A subscriber that resumes (its field's `after`, or SSE's Last-Event-ID) shares too: `after` is not
@@ -14,6 +15,7 @@
 import type { Plugin } from "@envelop/core";
 import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult } from "graphql";
 import { isConnectionError } from "../db/database-health.ts";
+import { viewerTeams } from "../domain/access/viewer.ts";
 import type { EventStreamMode, GraphQLContext } from "./context.ts";
 import { isUnexpected, maskError } from "./errors.ts";
 
@@ -247,7 +249,8 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
     let id = documentIds.get(document);
     if (id === undefined) documentIds.set(document, (id = nextDocumentId++));
     const scopes = [...(context.actor?.scopes ?? [])].sort().join(" ");
-    return JSON.stringify([id, operationName ?? null, variables ?? null, scopes]);
+    const teams = context.actor && viewerTeams(context.actor);
+    return JSON.stringify([id, operationName ?? null, variables ?? null, scopes, teams && [...teams].sort()]);
   };
 
   return {

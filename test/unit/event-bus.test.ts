@@ -12,6 +12,7 @@ const event = (position: number): LoggedEvent => ({
   data: {} as LoggedEvent["data"],
   position,
   applicationId: null,
+  audience: { teams: null, teamsAll: false },
 });
 
 /** A log of `length` events from position 1, whose reads the test can count. */

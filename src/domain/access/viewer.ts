@@ -60,3 +60,20 @@ export const applicationAudience = (...owners: (string | null)[]): EventAudience
   const teams = [...new Set(owners.filter((o): o is string => o !== null))];
   return { teams: teams.length ? teams : null, teamsAll: false };
 };
+
+const seesEveryEvent = (): boolean => true;
+
+/**
+ * eventVisibleTo(audience, viewer) as a test made once per viewer, for streams that try every event
+ * of the log: a set of the viewer's teams, and no allocation per event.
+ */
+export function eventVisibility(viewer: ViewerTeams): (audience: EventAudience) => boolean {
+  if (viewer === null) return seesEveryEvent;
+  const mine = new Set(viewer);
+  return ({ teams, teamsAll }) => {
+    if (teams === null) return false;
+    // All of them: the first one missing decides; any of them: the first one present does.
+    for (const team of teams) if (mine.has(team) !== teamsAll) return !teamsAll;
+    return teamsAll;
+  };
+}

@@ -1,7 +1,7 @@
 // Reading the event log (docs/spec/CONTRACT.md §14): pages of it for GET /events and the GraphQL `events` query,
-// oldest first, after a cursor, only the event types whose read scope the caller has; and the replay
-// a subscription that resumes with a cursor starts with.
-import { hasScope, requireAnyScope, type Scope } from "../../auth/scopes.ts";
+// oldest first, after a cursor, only the event types whose read scope the caller has and the events
+// its teams see (§17); and the replay a subscription that resumes with a cursor starts with.
+import { hasScope, requireActor, requireAnyScope, type Scope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, EVENT_TYPES, type EventType } from "../../events/catalog.ts";
 import {
   decodeEventCursor,
@@ -15,6 +15,7 @@ import {
 } from "../../events/event-log.ts";
 import { turnAtOnce, type ReplayRest } from "../../events/replay-pacing.ts";
 import { cursorExpired, invalid } from "../../errors.ts";
+import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
 import { parsePageRequest } from "../pagination.ts";
 import { EVENT_VIEW_PAGES } from "./event.view.ts";
@@ -106,6 +107,7 @@ async function readEventsWith<Events>(
     after,
     types: narrowing(types),
     applicationId: query.applicationId,
+    viewer: viewerTeams(requireActor(ctx.actor)),
     limit,
     scanLimit: SCAN_LIMIT,
   });
@@ -149,11 +151,13 @@ export async function openReplay(
   rest: ReplayRest = turnAtOnce,
 ): Promise<AsyncIterableIterator<LoggedEvent>> {
   const accept = openEventSubscription(ctx, filter);
+  const viewer = viewerTeams(requireActor(ctx.actor));
   const read = async (from: number): Promise<LogPage> => {
     const page = await readLog(ctx.pool, {
       after: from,
       types: narrowing(filter.types),
       applicationId: filter.applicationId,
+      viewer,
       limit: REPLAY_PAGE,
       scanLimit: SCAN_LIMIT,
     });

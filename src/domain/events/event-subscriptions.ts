@@ -1,10 +1,11 @@
 // Event subscriptions: who may receive which event types, and which events a subscription keeps.
 // Each type needs the read scope of what it carries (EVENT_READ_SCOPE), checked before the stream
 // starts, whether it is live or replayed from the log.
-import { requireScope } from "../../auth/scopes.ts";
+import { requireActor, requireScope } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
 import type { LoggedEvent } from "../../events/event-log.ts";
 import { invalid } from "../../errors.ts";
+import { eventVisibility, viewerTeams, type ViewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
 import { atLeast, type Severity } from "../validation.ts";
 
@@ -30,11 +31,16 @@ export function requireWellFormedApplicationId(applicationId: string | undefined
   }
 }
 
-/** The events a subscription with this filter receives. */
-export function eventPredicate(filter: EventSubscriptionFilter): (event: LoggedEvent) => boolean {
+/** The events a subscription with this filter receives, of those `viewer` sees (CONTRACT §17). */
+export function eventPredicate(
+  filter: EventSubscriptionFilter,
+  viewer: ViewerTeams = null,
+): (event: LoggedEvent) => boolean {
+  const visible = eventVisibility(viewer);
   return (event) => {
     const data = event.data as { applicationId?: string; severity?: string };
     return (
+      visible(event.audience) &&
       filter.types.includes(event.eventType) &&
       (filter.applicationId === undefined || (event.applicationId ?? data.applicationId) === filter.applicationId) &&
       (filter.minSeverity === undefined || (data.severity !== undefined && atLeast(data.severity, filter.minSeverity)))
@@ -42,12 +48,12 @@ export function eventPredicate(filter: EventSubscriptionFilter): (event: LoggedE
   };
 }
 
-/** Authorizes a subscription, then answers the predicate its stream is narrowed with. */
+/** Authorizes a subscription, then answers the predicate its stream is narrowed with: what the caller sees of it. */
 export function openEventSubscription(
   ctx: ServiceContext,
   filter: EventSubscriptionFilter,
 ): (event: LoggedEvent) => boolean {
   authorizeEventTypes(ctx, filter.types);
   requireWellFormedApplicationId(filter.applicationId);
-  return eventPredicate(filter);
+  return eventPredicate(filter, viewerTeams(requireActor(ctx.actor)));
 }

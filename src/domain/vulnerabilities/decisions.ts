@@ -12,7 +12,8 @@ import { decisionChunks, type DecisionChunk, type DecisionOrigin, type DecisionT
  * The rows of $1, their history, and their events (with the outbox's NOTIFY, outbox.ts), at $2 from
  * source $3. Read as json, not jsonb: `analysis` keeps its text, which the event's data holds as it
  * is. The data (toVulnerabilityUpdatedData's, key for key) is written from the updated row: it is
- * not sent, nor parsed, a second time.
+ * not sent, nor parsed, a second time. Its audience is the application's owner's team, read as the
+ * outbox reads it (outbox.ts: the rows share-locked, once per statement).
  */
 const WRITE_DECISIONS = `
   WITH d AS (
@@ -31,13 +32,15 @@ const WRITE_DECISIONS = `
     SELECT id, $2::timestamptz, previous::"VulnerabilityStatus", new_status, $3::"ChangeSource",
            analysis->>'by', analysis->>'justification', analysis->>'detail'
       FROM changed
+  ), owners AS (
+    SELECT a.id, a.owner FROM applications a WHERE a.id IN (SELECT application_id FROM updated) FOR SHARE
   ), logged AS (
-    INSERT INTO events (id, type, application_id, data, occurred_at)
+    INSERT INTO events (id, type, application_id, data, occurred_at, teams, teams_all)
     SELECT c.event, 'vulnerability.updated', c.application_id,
            (SELECT to_json(e) FROM (SELECT c.id, c.severity, c.application_id AS "applicationId", c.title,
                                            ${isoTimestampSql("c.created_at")} AS "createdAt", c.new_status AS status, c.analysis) e),
-           $2::timestamptz
-      FROM changed c
+           $2::timestamptz, CASE WHEN o.owner IS NOT NULL THEN ARRAY[o.owner] END, false
+      FROM changed c LEFT JOIN owners o ON o.id = c.application_id
   )
   SELECT ${NOTIFY_EVENTS_WRITTEN}`;
 
