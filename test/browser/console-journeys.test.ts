@@ -114,6 +114,11 @@ describe("the console", () => {
     await page.getByLabel("Access token").fill(token);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Portfolio", level: 1 }).waitFor();
+    // Team access is off here: the subject is all there is to say of whose view it is.
+    const banner = page.getByRole("banner");
+    await banner.getByText("Signed in as tester").waitFor();
+    expect(await banner.getByText(/team|org-wide/i).count()).toBe(0);
+    expect(await page.getByLabel("Team", { exact: true }).count()).toBe(0);
     expect(await page.evaluate(() => sessionStorage.getItem("appsec.console.token"))).toBe(token);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
 

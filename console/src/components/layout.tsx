@@ -5,6 +5,7 @@ import { useLiveStatus } from "../live.ts";
 import { CatchUpNotice } from "./catch-up-notice.tsx";
 import { signOut } from "../session.ts";
 import styles from "./layout.module.css";
+import { WhoseView } from "./whose-view.tsx";
 
 const LIVE_WORDS = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…" };
 
@@ -39,6 +40,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
             Webhooks
           </a>
         </nav>
+        <WhoseView />
         <span role="status" class={`${styles.live} ${styles[status]}`}>
           {LIVE_WORDS[status]}
         </span>

@@ -1,5 +1,6 @@
-import { useQuery } from "@urql/preact";
-import { useState } from "preact/hooks";
+import type { Client, CombinedError, OperationResult } from "@urql/core";
+import { useClient, useQuery } from "@urql/preact";
+import { useEffect, useState } from "preact/hooks";
 import { useCoalesced } from "../../coalesce.ts";
 import { graphql, type ResultOf } from "../../graphql.ts";
 import { useLiveSubscription } from "../../live.ts";
@@ -7,8 +8,8 @@ import { useRefreshed } from "../../refreshed.ts";
 import { remember, ScanUpdated, type ScanEvent } from "../../scan-events.ts";
 
 const Portfolio = graphql(`
-  query Portfolio($first: Int!, $after: String) {
-    applications(first: $first, after: $after) {
+  query Portfolio($first: Int!, $after: String, $filter: ApplicationFilter) {
+    applications(first: $first, after: $after, filter: $filter) {
       totalCount
       pageInfo {
         hasNextPage
@@ -71,8 +72,65 @@ export function usePortfolioLive() {
   return { events, refreshes };
 }
 
-/** One page of applications (the first when `after` is null), refetched on each refresh. */
-export function usePortfolioPage(after: string | null, refreshes: number) {
-  const [result, refetch] = useQuery({ query: Portfolio, variables: { first: PAGE_SIZE, after } });
+/**
+ * One page of applications (the first when `after` is null), only `owner`'s when given,
+ * refetched on each refresh.
+ */
+export function usePortfolioPage(after: string | null, owner: string | null, refreshes: number) {
+  const [result, refetch] = useQuery({
+    query: Portfolio,
+    variables: { first: PAGE_SIZE, after, filter: owner === null ? null : { owner } },
+  });
   return useRefreshed(result, refetch, refreshes);
+}
+
+const PortfolioOwners = graphql(`
+  query PortfolioOwners($first: Int!, $after: String) {
+    applications(first: $first, after: $after) {
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          owner
+        }
+      }
+    }
+  }
+`);
+
+export interface Owners {
+  /** The distinct owners, sorted; null until every page was read. */
+  owners: readonly string[] | null;
+  error?: CombinedError;
+}
+
+/** Every page of PortfolioOwners, one after the other, until the last or a failure. */
+async function readOwners(client: Client, isCancelled: () => boolean): Promise<Owners | null> {
+  const owners = new Set<string>();
+  let after: string | null = null;
+  for (;;) {
+    const page: OperationResult<ResultOf<typeof PortfolioOwners>> = await client
+      .query(PortfolioOwners, { first: PAGE_SIZE, after })
+      .toPromise();
+    if (isCancelled()) return null;
+    if (!page.data) return { owners: null, error: page.error };
+    for (const { node } of page.data.applications.edges) if (node.owner !== null) owners.add(node.owner);
+    const { hasNextPage, endCursor } = page.data.applications.pageInfo;
+    if (!hasNextPage || endCursor === null) return { owners: [...owners].sort() };
+    after = endCursor;
+  }
+}
+
+/** The owners of the applications the token sees, read from every page of them (the API lists no owners). */
+export function useApplicationOwners(): Owners {
+  const client = useClient();
+  const [state, setState] = useState<Owners>({ owners: null });
+  useEffect(() => {
+    let cancelled = false;
+    void readOwners(client, () => cancelled).then((read) => read && setState(read));
+    return () => void (cancelled = true);
+  }, [client]);
+  return state;
 }
