@@ -127,10 +127,7 @@ describe("the console with team access on", () => {
     await expectAccessible(page, "team-b portfolio");
   });
 
-  // Needs the API to confine a token to its teams' applications (CONTRACT §17, being built on
-  // another branch): until then GET /applications and GraphQL `applications` list every one to any
-  // token. Remove the skip when that work is merged.
-  it.skip("lists only team-b's applications to a token of team-b, and none to a token of no team", async () => {
+  it("lists only team-b's applications to a token of team-b, and none to a token of no team", async () => {
     const bob = (await signedInWith(await tokenOf("bob", ["team-b"]))).page;
     const table = bob.getByRole("table", { name: "Applications" });
     await table.getByRole("row", { name: new RegExp(apps.teamB[0]!) }).waitFor();
