@@ -1,6 +1,23 @@
 // Every event the service emits. The same name is the webhook eventType, the outbox row's type
 // and the GraphQL subscription topic.
 
+/**
+ * The audit trail (docs/spec/CONTRACT.md §17): changes of configuration, with who made them; kept
+ * AUDIT_RETENTION_DAYS rather than EVENT_RETENTION_DAYS.
+ */
+export const AUDIT_EVENT_TYPES = [
+  "application.created",
+  "application.updated",
+  "application.deleted",
+  "policy.created",
+  "policy.updated",
+  "policy.deleted",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
 export const EVENT_TYPES = [
   "scan.started",
   "scan.completed",
@@ -9,6 +26,7 @@ export const EVENT_TYPES = [
   "vulnerability.resolved",
   "policy.violated",
   "vulnerability.updated",
+  ...AUDIT_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -23,6 +41,15 @@ export const EVENT_READ_SCOPE = {
   "vulnerability.resolved": "vulnerabilities:read",
   "policy.violated": "policies:read",
   "vulnerability.updated": "vulnerabilities:read",
+  "application.created": "applications:read",
+  "application.updated": "applications:read",
+  "application.deleted": "applications:read",
+  "policy.created": "policies:read",
+  "policy.updated": "policies:read",
+  "policy.deleted": "policies:read",
+  "webhook.created": "webhooks:read",
+  "webhook.updated": "webhooks:read",
+  "webhook.deleted": "webhooks:read",
 } as const satisfies Record<EventType, string>;
 
 export interface ScanEventData {
@@ -73,6 +100,24 @@ export interface PolicyViolatedData {
   vulnerabilityIds: string[];
 }
 
+/** Who made a change of configuration: the token's subject. */
+export interface AuditActor {
+  sub: string;
+}
+
+/** The resource as REST returns it after the change (its secret masked), and who made it. */
+export type ConfigurationData = { id: string; name: string; actor: AuditActor } & Record<string, unknown>;
+
+/** An update's: also the names of the fields whose value changed (never updatedAt). */
+export type ConfigurationUpdateData = ConfigurationData & { changed: string[] };
+
+/** A delete's: what named the resource, and who deleted it. */
+export interface ConfigurationDeleteData {
+  id: string;
+  name: string;
+  actor: AuditActor;
+}
+
 export interface EventData {
   "scan.started": ScanEventData;
   "scan.completed": ScanEventData;
@@ -81,6 +126,15 @@ export interface EventData {
   "vulnerability.resolved": VulnerabilityResolvedData;
   "policy.violated": PolicyViolatedData;
   "vulnerability.updated": VulnerabilityUpdatedData;
+  "application.created": ConfigurationData;
+  "application.updated": ConfigurationUpdateData;
+  "application.deleted": ConfigurationDeleteData;
+  "policy.created": ConfigurationData;
+  "policy.updated": ConfigurationUpdateData;
+  "policy.deleted": ConfigurationDeleteData;
+  "webhook.created": ConfigurationData;
+  "webhook.updated": ConfigurationUpdateData;
+  "webhook.deleted": ConfigurationDeleteData;
 }
 
 /** The envelope consumers see (webhook body minus signature; GraphQL `events` items). */

@@ -194,7 +194,7 @@ describe("GET /events", () => {
     expect(refused.headers.get("www-authenticate")).toBe(
       'Bearer error="insufficient_scope", scope="vulnerabilities:read"',
     );
-    const none = await t.request("GET", "/events", { token: await t.token(["webhooks:read"]) });
+    const none = await t.request("GET", "/events", { token: await t.token(["scans:write"]) });
     expect(none.status).toBe(403);
     expect(none.body.code).toBe("forbidden");
     expect((await t.request("GET", "/events", { token: null })).status).toBe(401);

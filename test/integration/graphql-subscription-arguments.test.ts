@@ -5,7 +5,7 @@
 import type { Client } from "graphql-ws";
 import type { GraphQLField } from "graphql";
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
-import { EVENT_TYPES, type EventType } from "../../src/events/catalog.ts";
+import { EVENT_TYPES, type AuditEventType, type EventType } from "../../src/events/catalog.ts";
 import { decodeEventCursor, encodeEventCursor, readHead } from "../../src/events/event-log.ts";
 import { recordEvents, type NewEvent } from "../../src/events/outbox.ts";
 import { schema } from "../../src/graphql/schema.ts";
@@ -81,8 +81,35 @@ function eventOf(type: EventType, applicationId: string, severity: string, n: nu
         vulnerabilityIds: [newId()],
       },
     }),
+    ...auditEvents(applicationId, n),
   };
   return events[type]();
+}
+
+/** The audit trail's events (CONTRACT §17) about the application, made by `n${n}`. */
+function auditEvents(applicationId: string, n: number) {
+  const actor = { sub: `n${n}` };
+  const created = (type: AuditEventType) => () => ({
+    type,
+    applicationId,
+    data: { id: newId(), name: `r${n}`, actor },
+  });
+  const updated = (type: AuditEventType) => () => ({
+    type,
+    applicationId,
+    data: { id: newId(), name: `r${n}`, actor, changed: ["name"] },
+  });
+  return {
+    "application.created": created("application.created"),
+    "application.updated": updated("application.updated"),
+    "application.deleted": created("application.deleted"),
+    "policy.created": created("policy.created"),
+    "policy.updated": updated("policy.updated"),
+    "policy.deleted": created("policy.deleted"),
+    "webhook.created": created("webhook.created"),
+    "webhook.updated": updated("webhook.updated"),
+    "webhook.deleted": created("webhook.deleted"),
+  } as { [T in AuditEventType]: () => NewEvent };
 }
 
 /** Every type of event, each at every severity, about each application. */

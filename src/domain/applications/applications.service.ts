@@ -1,13 +1,17 @@
-import { requireScope } from "../../auth/scopes.ts";
+import { requireScope, type Actor } from "../../auth/scopes.ts";
+import { recordCreated, recordDeleted, recordUpdated } from "../audit/configuration-events.ts";
+import { dropFromPolicies } from "../policies/policies.service.ts";
+import { toApplicationView } from "./application.view.ts";
 import { ownerOnCreate, requireOwnerChangeAllowed } from "../access/owners.ts";
-import { visibleApplicationsWhere, viewerTeams } from "../access/viewer.ts";
-import { isUniqueViolation } from "../../db/client.ts";
+import { applicationAudience, visibleApplicationsWhere, viewerTeams } from "../access/viewer.ts";
+import { isUniqueViolation, type Tx } from "../../db/client.ts";
 import { conflict, notFound } from "../../errors.ts";
-import type { Application, Prisma } from "../../generated/prisma/client.ts";
+import { Prisma, type Application } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
 import type { ServiceContext } from "../context.ts";
 import { emptyPage, toPage, type Page, type PageRequest } from "../pagination.ts";
 import {
+  APPLICATION_COLUMNS,
   countMatchingApplications,
   findApplication,
   findApplicationsNewestFirst,
@@ -88,26 +92,36 @@ export async function createApplication(ctx: ServiceContext, body: unknown): Pro
   const owner = ownerOnCreate(actor, input.owner);
   const now = new Date();
   try {
-    return await ctx.db.application.create({
-      data: {
-        id: newId(),
-        name: input.name,
-        description: input.description ?? null,
-        criticality: input.criticality ?? "medium",
-        owner,
-        repoUrl: input.repoUrl ?? null,
-        serviceUrl: input.serviceUrl ?? null,
-        language: input.language ?? null,
-        tags: input.tags ?? [],
-        createdAt: now,
-        updatedAt: now,
-      },
+    return await ctx.db.$transaction(async (tx) => {
+      const app = await tx.application.create({
+        data: {
+          id: newId(),
+          name: input.name,
+          description: input.description ?? null,
+          criticality: input.criticality ?? "medium",
+          owner,
+          repoUrl: input.repoUrl ?? null,
+          serviceUrl: input.serviceUrl ?? null,
+          language: input.language ?? null,
+          tags: input.tags ?? [],
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await recordCreated(tx, "application", toApplicationView(app), actor, audit(app.id, app.owner));
+      return app;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateName(input.name);
     throw err;
   }
 }
+
+/** An application's audit events go to its owner's team (on a move, the old one's and the new one's). */
+const audit = (id: string, ...owners: (string | null)[]) => ({
+  applicationId: id,
+  audience: applicationAudience(...owners),
+});
 
 function updateData(input: UpdateApplicationInput): Prisma.ApplicationUpdateInput {
   const data: Prisma.ApplicationUpdateInput = {};
@@ -128,16 +142,30 @@ export async function updateApplication(ctx: ServiceContext, id: string, body: u
   if (input.owner !== undefined) requireOwnerChangeAllowed(actor, input.owner);
   if (!isId(id)) throw notFound("Application");
   try {
-    const [updated] = await ctx.db.application.updateManyAndReturn({
-      where: { id, ...visibleApplicationsWhere(actor) },
-      data: { ...updateData(input), updatedAt: new Date() },
+    return await ctx.db.$transaction(async (tx) => {
+      const before = await lockVisible(tx, actor, id);
+      const updated = await tx.application.update({
+        where: { id },
+        data: { ...updateData(input), updatedAt: new Date() },
+      });
+      const views = [toApplicationView(before), toApplicationView(updated)] as const;
+      await recordUpdated(tx, "application", ...views, actor, audit(id, before.owner, updated.owner));
+      return updated;
     });
-    if (!updated) throw notFound("Application");
-    return updated;
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateName(input.name!);
     throw err;
   }
+}
+
+/** The application, locked until the transaction ends, when `actor` sees it; else 404. */
+async function lockVisible(tx: Tx, actor: Actor, id: string): Promise<Application> {
+  const teams = viewerTeams(actor);
+  const [app] = await tx.$queryRaw<Application[]>`
+    SELECT ${Prisma.raw(APPLICATION_COLUMNS)} FROM applications
+     WHERE id = ${id}::uuid AND (${teams}::text[] IS NULL OR owner = ANY(${teams}::text[])) FOR UPDATE`;
+  if (!app) throw notFound("Application");
+  return app;
 }
 
 /** Deletes the application with its scans and vulnerabilities, and drops it from policy targets. */
@@ -148,10 +176,9 @@ export async function deleteApplication(ctx: ServiceContext, id: string): Promis
     // Lock order: scans before their application, as a completing scan does (it holds its scan row
     // and then needs the application for its vulnerabilities); the other order deadlocks.
     await tx.$queryRaw`SELECT id FROM scans WHERE application_id = ${id}::uuid ORDER BY id FOR UPDATE`;
-    const { count } = await tx.application.deleteMany({ where: { id, ...visibleApplicationsWhere(actor) } });
-    if (count === 0) throw notFound("Application");
-    await tx.$executeRaw`
-      UPDATE policies SET application_ids = array_remove(application_ids, ${id}::uuid), updated_at = now()
-       WHERE ${id}::uuid = ANY(application_ids)`;
+    const app = await lockVisible(tx, actor, id);
+    await tx.application.delete({ where: { id } });
+    await recordDeleted(tx, "application", app, actor, audit(id, app.owner));
+    await dropFromPolicies(tx, actor, id);
   });
 }

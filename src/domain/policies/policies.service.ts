@@ -1,6 +1,8 @@
 import { requireScope, type Actor } from "../../auth/scopes.ts";
 import { visibleApplicationsWhere } from "../access/viewer.ts";
-import { requireChangeable, requireTeamConditions, visiblePoliciesWhere } from "./policy-access.ts";
+import { recordCreated, recordDeleted, recordUpdated } from "../audit/configuration-events.ts";
+import { policyAudience, requireChangeable, requireTeamConditions, visiblePoliciesWhere } from "./policy-access.ts";
+import { toPolicyView } from "./policy.view.ts";
 import { isUniqueViolation, type Tx } from "../../db/client.ts";
 import { conflict, invalid, notFound, type FieldError } from "../../errors.ts";
 import type { Policy, Prisma } from "../../generated/prisma/client.ts";
@@ -79,7 +81,7 @@ export async function createPolicy(ctx: ServiceContext, body: unknown): Promise<
   try {
     return await ctx.db.$transaction(async (tx) => {
       await requireApplications(tx, actor, input.conditions);
-      return tx.policy.create({
+      const policy = await tx.policy.create({
         data: {
           id: newId(),
           name: input.name,
@@ -89,6 +91,8 @@ export async function createPolicy(ctx: ServiceContext, body: unknown): Promise<
           updatedAt: now,
         },
       });
+      await recordCreated(tx, "policy", toPolicyView(policy), actor, { audience: await policyAudience(tx, policy) });
+      return policy;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateName(input.name);
@@ -113,12 +117,10 @@ export async function updatePolicy(ctx: ServiceContext, id: string, body: unknow
     return await ctx.db.$transaction(async (tx) => {
       // Applications are locked before the policy row, the same order deleteApplication takes.
       await requireApplications(tx, actor, input.conditions);
-      await requireVisibleChangeable(tx, actor, id);
-      const [updated] = await tx.policy.updateManyAndReturn({
-        where: { id },
-        data: { ...updateData(input), updatedAt: new Date() },
-      });
-      if (!updated) throw notFound("Policy");
+      const before = await lockChangeable(tx, actor, id);
+      const updated = await tx.policy.update({ where: { id }, data: { ...updateData(input), updatedAt: new Date() } });
+      const audience = await policyAudience(tx, updated);
+      await recordUpdated(tx, "policy", toPolicyView(before), toPolicyView(updated), actor, { audience });
       return updated;
     });
   } catch (err) {
@@ -131,18 +133,35 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
   const actor = requireScope(ctx.actor, "policies:write");
   if (!isId(id)) throw notFound("Policy");
   await ctx.db.$transaction(async (tx) => {
-    await requireVisibleChangeable(tx, actor, id);
-    const { count } = await tx.policy.deleteMany({ where: { id } });
-    if (count === 0) throw notFound("Policy");
+    const policy = await lockChangeable(tx, actor, id);
+    const audience = await policyAudience(tx, policy);
+    await tx.policy.delete({ where: { id } });
+    await recordDeleted(tx, "policy", policy, actor, { audience });
   });
 }
 
-/** The policy, locked, when `actor` may change it (for an org-wide caller, no read: the write says 404). */
-async function requireVisibleChangeable(tx: Tx, actor: Actor, id: string): Promise<void> {
-  const visible = await visiblePoliciesWhere(tx, actor);
-  if (visible.id === undefined) return;
-  const [policy] = await tx.$queryRaw<Policy[]>`
-    SELECT id, all_applications AS "allApplications", application_ids::text[] AS "applicationIds"
-      FROM policies WHERE id = ${id}::uuid AND id = ANY(${visible.id.in}::uuid[]) FOR UPDATE`;
-  requireChangeable(actor, policy ?? null);
+/** The policy, locked until the transaction ends, when `actor` may change it (requireChangeable). */
+async function lockChangeable(tx: Tx, actor: Actor, id: string): Promise<Policy> {
+  await tx.$queryRaw`SELECT 1 FROM policies WHERE id = ${id}::uuid FOR UPDATE`;
+  const policy = await tx.policy.findFirst({ where: { AND: [{ id }, await visiblePoliciesWhere(tx, actor)] } });
+  return requireChangeable(actor, policy);
+}
+
+/**
+ * Takes a deleted application out of the policies naming it (each change an event, by the one who
+ * deleted it). Called in the delete's transaction, after the application's row is gone.
+ */
+export async function dropFromPolicies(tx: Tx, actor: Actor, applicationId: string): Promise<void> {
+  const changed = await tx.policy.findMany({
+    where: { applicationIds: { has: applicationId } },
+    orderBy: { id: "asc" },
+  });
+  for (const before of changed) {
+    const after = await tx.policy.update({
+      where: { id: before.id },
+      data: { applicationIds: before.applicationIds.filter((id) => id !== applicationId), updatedAt: new Date() },
+    });
+    const audience = await policyAudience(tx, after);
+    await recordUpdated(tx, "policy", toPolicyView(before), toPolicyView(after), actor, { audience });
+  }
 }

@@ -5,7 +5,7 @@ import type { Actor } from "../../auth/scopes.ts";
 import type { Db, Tx } from "../../db/client.ts";
 import { notFound, outsideTeams } from "../../errors.ts";
 import type { Policy } from "../../generated/prisma/client.ts";
-import { viewerTeams } from "../access/viewer.ts";
+import { viewerTeams, type EventAudience } from "../access/viewer.ts";
 
 export const isOrganisationPolicy = (policy: Pick<Policy, "allApplications" | "applicationIds">): boolean =>
   policy.allApplications || policy.applicationIds.length === 0;
@@ -36,4 +36,17 @@ export function requireTeamConditions(actor: Actor, applicationIds: readonly str
   if (viewerTeams(actor) !== null && !applicationIds?.length) {
     throw outsideTeams("Only an org-wide token may write a policy for every application; name your applications");
   }
+}
+
+/**
+ * Who sees a policy's events: everyone for the organisation's; for one naming applications, the
+ * tokens of all their teams; org-wide tokens only when one of them has no owner.
+ */
+export async function policyAudience(db: Db | Tx, policy: Policy): Promise<EventAudience> {
+  if (isOrganisationPolicy(policy)) return { teams: [], teamsAll: true };
+  const rows = await db.$queryRaw<{ owner: string | null }[]>`
+    SELECT owner FROM applications WHERE id = ANY(${policy.applicationIds}::uuid[])`;
+  const owners = rows.map((r) => r.owner);
+  if (owners.length < policy.applicationIds.length || owners.includes(null)) return { teams: null, teamsAll: false };
+  return { teams: [...new Set(owners as string[])].sort(), teamsAll: true };
 }
