@@ -244,6 +244,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     createEventRetention({
       pool: db.pool,
       retentionDays: config.EVENT_RETENTION_DAYS,
+      auditRetentionDays: config.AUDIT_RETENTION_DAYS,
       log: log.child({ worker: "event-retention" }),
       health,
     }),

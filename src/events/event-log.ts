@@ -5,7 +5,7 @@
 // P, however long the transaction that wrote it was open. Cursors are positions, opaque to clients.
 import type pg from "pg";
 import type { EventAudience } from "../domain/access/viewer.ts";
-import { EVENT_TYPES, isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
+import { AUDIT_EVENT_TYPES, EVENT_TYPES, isEventType, type EventEnvelope, type EventType } from "./catalog.ts";
 
 /** NOTIFYed by the fan-out that extends the log, with the new head position. */
 export const EVENT_LOG_CHANNEL = "appsec_event_log";
@@ -135,6 +135,14 @@ export interface LogPage<Events = LoggedEvent[]> {
 const MARKS =
   "SELECT (SELECT position FROM event_log_head) AS head, (SELECT pruned_through FROM event_log_retention) AS pruned_through";
 
+/**
+ * MARKS for a read of the types `$3` (NULL: all): one of the audit trail's types alone reads from the
+ * audit mark, as retention keeps them longer (event-retention.ts).
+ */
+const MARKS_FOR_TYPES = `SELECT (SELECT position FROM event_log_head) AS head,
+  (SELECT CASE WHEN $3::text[] <@ ARRAY['${AUDIT_EVENT_TYPES.join("','")}'] THEN audit_pruned_through ELSE pruned_through END
+     FROM event_log_retention) AS pruned_through`;
+
 /** `, n`: a page's events numbered from 1 in log order, which the rendered reads group by (`alias` their row). */
 const numbering = (alias: string) => `, row_number() OVER (ORDER BY ${alias}.position) AS n`;
 
@@ -146,7 +154,7 @@ const numbering = (alias: string) => `, row_number() OVER (ORDER BY ${alias}.pos
  * before it moved there).
  */
 const READ_FILTERED = (select: string, numbered = false, viewer?: string) => `
-  WITH marks AS (${MARKS}),
+  WITH marks AS (${MARKS_FOR_TYPES}),
   scanned AS (
     SELECT e.position, e.type, e.application_id${viewer ? ", e.teams, e.teams_all" : ""} FROM events e
      WHERE e.position > greatest($1::bigint, (SELECT pruned_through FROM marks))

@@ -11,6 +11,7 @@ import type pg from "pg";
 import type { BackgroundWorker } from "../background-worker.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import type { Logger } from "../log.ts";
+import { AUDIT_EVENT_TYPES } from "./catalog.ts";
 
 export const EVENT_RETENTION_NAME = "event-retention";
 const BATCH = 500;
@@ -18,6 +19,12 @@ const BATCH = 500;
 const PAUSE_MS = 20;
 
 const NOT_PENDING = `NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`;
+
+// The audit trail's events (AUDIT_RETENTION_DAYS, at least EVENT_RETENTION_DAYS) stay behind the
+// log's mark until they expire in turn, behind a mark of their own that a read of those types alone
+// starts from (event-log.ts): two suffixes of one log, each without holes.
+const AUDIT = `ARRAY['${AUDIT_EVENT_TYPES.join("','")}']`;
+const NOT_AUDIT = `NOT e.type = ANY (${AUDIT})`;
 
 // Moves the mark past the next run of expired events and deletes those no pending delivery needs.
 const ADVANCE = `
@@ -36,7 +43,7 @@ const ADVANCE = `
   ),
   doomed AS (
     SELECT e.ctid FROM events e
-     WHERE e.position = ANY (ARRAY(SELECT position FROM expired)) AND ${NOT_PENDING}
+     WHERE e.position = ANY (ARRAY(SELECT position FROM expired)) AND ${NOT_AUDIT} AND ${NOT_PENDING}
        FOR UPDATE SKIP LOCKED
   ),
   deleted AS (
@@ -50,15 +57,52 @@ const ADVANCE = `
 // Events already behind the mark that were kept for a pending delivery (or locked) the first time.
 const SWEEP = `
   WITH mark AS (
-    SELECT pruned_through FROM event_log_retention FOR UPDATE SKIP LOCKED
+    SELECT pruned_through, audit_pruned_through FROM event_log_retention FOR UPDATE SKIP LOCKED
   ),
   doomed AS (
     SELECT e.ctid FROM events e
      WHERE e.position <= (SELECT pruned_through FROM mark) AND ${NOT_PENDING}
+       AND (${NOT_AUDIT} OR e.position <= (SELECT audit_pruned_through FROM mark))
      LIMIT $1
        FOR UPDATE SKIP LOCKED
   )
   DELETE FROM events e WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM doomed))`;
+
+// ADVANCE for the audit trail behind the log's mark: moves the audit mark past the next run of
+// expired audit events (never past the log's mark) and deletes those no pending delivery needs.
+const ADVANCE_AUDIT = `
+  WITH mark AS (
+    SELECT pruned_through, audit_pruned_through FROM event_log_retention FOR UPDATE SKIP LOCKED
+  ),
+  candidates AS (
+    SELECT e.position, e.occurred_at FROM events e
+     WHERE e.position > (SELECT audit_pruned_through FROM mark) AND e.position <= (SELECT pruned_through FROM mark)
+       AND NOT ${NOT_AUDIT}
+     ORDER BY e.position
+     LIMIT $1
+  ),
+  expired AS (
+    SELECT position FROM candidates
+     WHERE position < coalesce((SELECT min(position) FROM candidates WHERE occurred_at >= now() - make_interval(days => $2)), 9223372036854775807)
+  ),
+  -- With no audit event left before the log's mark, the audit mark joins it.
+  through AS (
+    SELECT CASE WHEN (SELECT count(*) FROM candidates) = (SELECT count(*) FROM expired) AND (SELECT count(*) FROM candidates) < $1
+                THEN (SELECT pruned_through FROM mark) ELSE (SELECT max(position) FROM expired) END AS position
+  ),
+  doomed AS (
+    SELECT e.ctid FROM events e
+     WHERE e.position = ANY (ARRAY(SELECT position FROM expired)) AND ${NOT_PENDING}
+       FOR UPDATE SKIP LOCKED
+  ),
+  deleted AS (
+    DELETE FROM events e WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM doomed)) RETURNING 1
+  ),
+  moved AS (
+    UPDATE event_log_retention SET audit_pruned_through = (SELECT position FROM through)
+     WHERE (SELECT position FROM through) > audit_pruned_through
+  )
+  SELECT (SELECT count(*) FROM expired) AS expired, (SELECT count(*) FROM deleted) AS deleted`;
 
 export interface EventRetention extends BackgroundWorker {
   /** One round: deletes what has expired, batch after batch; resolves with the number of events deleted. */
@@ -68,6 +112,8 @@ export interface EventRetention extends BackgroundWorker {
 export function createEventRetention(deps: {
   pool: pg.Pool;
   retentionDays: number;
+  /** The audit trail's (AUDIT_RETENTION_DAYS); never shorter than retentionDays. */
+  auditRetentionDays?: number;
   log: Logger;
   health?: DatabaseHealth;
   /** Between rounds. */
@@ -76,6 +122,7 @@ export function createEventRetention(deps: {
 }): EventRetention {
   const intervalMs = deps.intervalMs ?? 60_000;
   const batchSize = deps.batchSize ?? BATCH;
+  const auditDays = Math.max(deps.auditRetentionDays ?? deps.retentionDays, deps.retentionDays);
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<unknown> | undefined;
   let stopping = false;
@@ -86,6 +133,15 @@ export function createEventRetention(deps: {
       const { rows } = await deps.pool.query<{ expired: string; deleted: string }>(ADVANCE, [
         batchSize,
         deps.retentionDays,
+      ]);
+      deleted += Number(rows[0]!.deleted);
+      if (Number(rows[0]!.expired) < batchSize || stopping) break;
+      await delay(PAUSE_MS);
+    }
+    for (;;) {
+      const { rows } = await deps.pool.query<{ expired: string; deleted: string }>(ADVANCE_AUDIT, [
+        batchSize,
+        auditDays,
       ]);
       deleted += Number(rows[0]!.deleted);
       if (Number(rows[0]!.expired) < batchSize || stopping) return deleted;

@@ -17,7 +17,7 @@ let t: TestApp;
 let dispatcher: WebhookDispatcher;
 let retention: EventRetention;
 beforeAll(async () => {
-  t = await startTestApp({ EVENT_RETENTION_DAYS: "7" });
+  t = await startTestApp({ EVENT_RETENTION_DAYS: "7", AUDIT_RETENTION_DAYS: "30" });
   dispatcher = t.app.workers.find((w) => w.name === DISPATCHER_NAME) as WebhookDispatcher;
   retention = t.app.workers.find((w) => w.name === EVENT_RETENTION_NAME) as EventRetention;
 });
@@ -283,6 +283,47 @@ describe("retention", () => {
     expect(await t.app.db.prisma.event.count({ where: { id: kept } })).toBe(0);
     expect(await t.app.db.prisma.webhookDelivery.count({ where: { webhookId: webhook.id } })).toBe(0);
     await t.app.db.prisma.webhook.update({ where: { id: webhook.id }, data: { status: "disabled" } });
+  });
+
+  it("keeps the audit trail AUDIT_RETENTION_DAYS: behind the log's mark, read by its types alone from a mark of its own", async () => {
+    const app = newId();
+    const audit = (n: number): NewEvent => ({
+      type: "application.updated",
+      applicationId: app,
+      data: { id: app, name: `app-${n}`, actor: { sub: "auditor" }, changed: ["name"] },
+    });
+    const [ancient, , recent, young] = await logged([
+      audit(0),
+      sampleEvent("scan.completed", app, 1),
+      audit(2),
+      sampleEvent("scan.completed", app, 3),
+    ]);
+    // The log is kept a suffix: everything before these must have expired too.
+    await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '8 days' WHERE id <> $1", [young]);
+    await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '31 days' WHERE id = $1", [ancient]);
+    await retention.runOnce();
+
+    const left = await t.app.db.prisma.event.findMany({ where: { applicationId: app }, select: { id: true } });
+    expect(left.map((e) => e.id).sort()).toEqual([recent, young].sort());
+    const ids = (res: { body: { id: string }[] }) => res.body.map((e) => e.id);
+    expect(ids(await t.request("GET", `/events?applicationId=${app}`))).toEqual([young]);
+    const auditOnly = `/events?applicationId=${app}&types=application.updated,policy.updated`;
+    expect(ids(await t.request("GET", auditOnly))).toEqual([recent]);
+    // A cursor from before the audit mark has expired for the audit trail too; one after it has not.
+    const marks = await t.app.db.prisma.eventLogRetention.findFirstOrThrow();
+    expect(marks.auditPrunedThrough).toBeLessThan(marks.prunedThrough);
+    const before = encodeEventCursor(Number(marks.auditPrunedThrough) - 1);
+    expect((await t.request("GET", `${auditOnly}&after=${before}`)).status).toBe(410);
+    const after = encodeEventCursor(Number(marks.auditPrunedThrough));
+    expect(ids(await t.request("GET", `${auditOnly}&after=${after}`))).toEqual([recent]);
+    expect((await t.request("GET", `/events?after=${after}`)).status).toBe(410);
+
+    // Once it expires in turn, the audit mark moves past it up to the log's.
+    await t.app.db.pool.query("UPDATE events SET occurred_at = now() - interval '31 days' WHERE id = $1", [recent]);
+    await retention.runOnce();
+    expect(await t.app.db.prisma.event.count({ where: { id: recent } })).toBe(0);
+    const moved = await t.app.db.prisma.eventLogRetention.findFirstOrThrow();
+    expect(moved.auditPrunedThrough).toBe(moved.prunedThrough);
   });
 
   it("never waits on a row someone holds: it leaves it for a later round", async () => {
