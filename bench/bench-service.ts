@@ -17,10 +17,13 @@ export interface BenchService {
   databaseUrl: string;
   /** An admin token for the service. */
   token: string;
+  /** Mints a token of the service's secret. */
+  mint(options: { sub: string; scopes: string[]; teams?: string[] }): Promise<string>;
   stop(): Promise<void>;
 }
 
-export async function startBenchService(): Promise<BenchService> {
+/** `env`: the service's settings beyond the suites' common ones (e.g. AUTH_TEAMS_CLAIM). */
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
   const database = await benchDatabase();
   const nodeArgs = [
     ...extraServiceFlags(),
@@ -34,6 +37,7 @@ export async function startBenchService(): Promise<BenchService> {
       WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
       LOG_LEVEL: "warn",
       RATE_LIMIT_PER_MINUTE: "100000000",
+      ...env,
     },
     nodeArgs,
   });
@@ -44,6 +48,7 @@ export async function startBenchService(): Promise<BenchService> {
     db,
     databaseUrl: database.url,
     token,
+    mint: (options) => mintToken({ secret: SECRET, ...options }),
     async stop() {
       await db.close();
       service.child.kill("SIGTERM");

@@ -1,5 +1,5 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- rest`, `-- subscribers`, `-- webhooks`,
-// `-- reports`, `-- dast`, `-- vex`, `-- events` or `-- console` one suite.
+// `-- reports`, `-- dast`, `-- vex`, `-- events`, `-- console` or `-- teams` one suite.
 // Each starts the real service on a fresh database (embedded Postgres, or DATABASE_URL's server).
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
@@ -10,6 +10,7 @@ import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
 import { runScanClaimBench } from "./scan-claims.ts";
 import { runSubscriberBench } from "./subscribers.ts";
+import { runTeamsBench } from "./teams.ts";
 import { runVexBench } from "./vex.ts";
 import { runWebhookBench } from "./webhooks.ts";
 
@@ -28,6 +29,7 @@ const suites = {
   vex: runVexBench,
   events: runEventsBench,
   console: runConsoleBench,
+  teams: runTeamsBench,
 };
 const chosen = process.argv.slice(2);
 for (const name of chosen)
