@@ -5,12 +5,13 @@
 // GraphQL dashboard of team-7's applications (the org-wide reader filters on owner to read the same).
 import autocannon from "autocannon";
 import { startBenchService } from "./bench-service.ts";
+import { runTeamsLiveBench } from "./teams-live.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const APPLICATIONS = 2_000;
 const TEAMS = 50;
-const RUNS = 5;
+const RUNS = Number(process.env.BENCH_TEAMS_RUNS ?? 5);
 
 const DASHBOARD_QUERY = `{
   applications(first: 20, filter: { owner: "team-7" }) {
@@ -99,6 +100,8 @@ export async function runTeamsBench(): Promise<void> {
   } finally {
     await bench.stop();
   }
+  console.log();
+  await runTeamsLiveBench();
 }
 
 interface Read {

@@ -79,10 +79,12 @@ export async function startServiceProcess(
     cwd?: string;
     /** Extra node options (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
     nodeArgs?: string[];
+    /** Another build's main.js (a benchmark's "before"); default this repository's dist/main.js. */
+    main?: string;
   },
 ): Promise<ServiceProcess> {
   const { env, port } = await serviceEnv(options.env);
-  const child = spawnReaped(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), MAIN], {
+  const child = spawnReaped(process.execPath, [...START_FLAGS, ...(options.nodeArgs ?? []), options.main ?? MAIN], {
     cwd: options.cwd ?? ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
