@@ -42,7 +42,10 @@ console.log(
     expiresIn: values.expires,
     issuer: config.AUTH_ISSUER,
     audience: config.AUTH_AUDIENCE,
-    teams: values.teams?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean),
+    teams: values.teams
+      ?.flatMap((t) => t.split(","))
+      .map((t) => t.trim())
+      .filter(Boolean),
     teamsClaim: config.AUTH_TEAMS_CLAIM,
   }),
 );
