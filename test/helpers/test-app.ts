@@ -18,8 +18,8 @@ export interface TestApp {
   app: App;
   baseUrl: string;
   database: TestDatabase;
-  /** A token for `sub` with the given scopes (default: admin). */
-  token(scopes?: string[], sub?: string): Promise<string>;
+  /** A token for `sub` with the given scopes (default: admin) and, when given, teams (under AUTH_TEAMS_CLAIM). */
+  token(scopes?: string[], sub?: string, teams?: string[]): Promise<string>;
   /** fetch against the service with JSON in and out; `token: null` sends no Authorization. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
@@ -75,7 +75,8 @@ export async function startTestApp(
   await new Promise<void>((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   for (const worker of app.workers) if (options.workers?.includes(worker.name)) worker.start();
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const token = (scopes = ["admin"], sub = "tester") => mintToken({ secret: TEST_JWT_SECRET, sub, scopes });
+  const token = (scopes = ["admin"], sub = "tester", teams?: string[]) =>
+    mintToken({ secret: TEST_JWT_SECRET, sub, scopes, teams, teamsClaim: config.AUTH_TEAMS_CLAIM });
   const adminToken = await token();
 
   return {

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const POLICY = "id name action conditions { applicationIds vulnerabilitySeverity } createdAt updatedAt";
-const WEBHOOK = "id name url events secret status createdAt updatedAt";
+const WEBHOOK = "id name url events secret status teams createdAt updatedAt";
 
 describe("GraphQL policies", () => {
   it("creates, reads (both doors), updates, lists and deletes with REST's rules", async () => {

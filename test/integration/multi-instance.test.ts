@@ -3,8 +3,8 @@
 // each once; with Redis the instances also share each caller's rate-limit budget.
 import { Redis } from "ioredis";
 import { DISPATCHER_NAME, type WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
-import type { EventEnvelope } from "../../src/events/catalog.ts";
-import { recordEvent } from "../../src/events/outbox.ts";
+import type { LoggedEvent } from "../../src/events/event-log.ts";
+import { recordEvent, recordEvents } from "../../src/events/outbox.ts";
 import { REDIS_EVENTS_CHANNEL } from "../../src/events/redis-event-source.ts";
 import { newId } from "../../src/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -20,8 +20,8 @@ const vulnerability = () => ({
 });
 
 /** Collects what a subscriber on `app` receives. */
-async function collect(app: TestApp): Promise<{ events: EventEnvelope[]; stop(): void }> {
-  const events: EventEnvelope[] = [];
+async function collect(app: TestApp): Promise<{ events: LoggedEvent[]; stop(): void }> {
+  const events: LoggedEvent[] = [];
   const iterator = await app.app.events.subscribe(
     (e) => (e.data as { applicationId?: string }).applicationId === APPLICATION_ID,
   );
@@ -170,11 +170,40 @@ const redisReachable = await (async () => {
     }
   });
 
+  it("carries each event's audience to the other instances", async () => {
+    const onA = await collect(a);
+    await a.app.events.listening();
+    const audience = { teams: ["team-x", "team-y"], teamsAll: true };
+    const eventId = await b.app.db.prisma.$transaction(
+      async (tx) => (await recordEvents(tx, [{ type: "vulnerability.created", data: vulnerability(), audience }]))[0]!,
+    );
+    await dispatcherOf(b).runOnce();
+    await until(() => onA.events.some((e) => e.eventId === eventId));
+    onA.stop();
+    expect(onA.events.find((e) => e.eventId === eventId)).toMatchObject({ audience });
+  });
+
   it("ignores malformed messages on the channel and keeps delivering", async () => {
     const onA = await collect(a);
     const publisher = new Redis(redisUrl);
     try {
-      for (const garbage of ["{not json", "null", "42", JSON.stringify({ eventType: "nope" })]) {
+      // The next event as it would come, but without its audience (whom it may reach): taken, it
+      // would stand for the real one at that position, which would then be skipped.
+      const unaddressed = {
+        eventId: newId(),
+        eventType: "vulnerability.created",
+        timestamp: new Date().toISOString(),
+        data: vulnerability(),
+        position: a.app.events.position() + 1,
+        applicationId: APPLICATION_ID,
+      };
+      for (const garbage of [
+        "{not json",
+        "null",
+        "42",
+        JSON.stringify({ eventType: "nope" }),
+        JSON.stringify(unaddressed),
+      ]) {
         await publisher.publish(REDIS_EVENTS_CHANNEL, garbage);
       }
       const eventId = await commit(b);

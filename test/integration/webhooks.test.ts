@@ -34,6 +34,7 @@ describe("CreateWebhook", () => {
       events: ["vulnerability.created", "scan.completed"],
       secret: "********",
       status: "active",
+      teams: null,
       createdAt: expect.any(String),
     });
     expect(res.text).not.toContain(SECRET);
@@ -190,6 +191,7 @@ describe("UpdateWebhook", () => {
       events: ["policy.violated"],
       secret: "********",
       status: "active",
+      teams: null,
       updatedAt: expect.any(String),
     });
     expect(await storedSecret(created.body.id)).toBe(SECRET);

@@ -2,9 +2,10 @@
 import { z } from "zod";
 import { requireScope } from "../../auth/scopes.ts";
 import { isForeignKeyViolation, type Db } from "../../db/client.ts";
-import { conflict, notFound } from "../../errors.ts";
+import { conflict, DomainError, notFound } from "../../errors.ts";
 import { notifyDeliveryQueued } from "../../events/delivery-wakeup.ts";
 import { isId, newId } from "../../ids.ts";
+import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
 import { findPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput } from "../validation.ts";
@@ -34,8 +35,8 @@ export async function listDeliveries(
   webhookId: string,
   page: PageRequest,
 ): Promise<Page<DeliveryWithLog>> {
-  requireScope(ctx.actor, "webhooks:read");
-  await requireWebhook(ctx.db, webhookId);
+  const actor = requireScope(ctx.actor, "webhooks:read");
+  await requireWebhook(ctx.db, webhookId, viewerTeams(actor));
   const found = await findPage(page, (args) =>
     ctx.db.webhookDelivery.findMany({ ...args, where: { AND: [{ webhookId }, args.where] }, include: withLog }),
   );
@@ -48,7 +49,11 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<DeliveryWithLog> {
-  requireScope(ctx.actor, "webhooks:read");
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:read"));
+  if (viewer !== null && isId(webhookId))
+    await requireWebhook(ctx.db, webhookId, viewer).catch((err: unknown) => {
+      throw err instanceof DomainError && err.kind === "not_found" ? notFound("Webhook delivery") : err;
+    });
   const delivery =
     isId(webhookId) && isId(deliveryId)
       ? await ctx.db.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId }, include: withLog })
@@ -63,17 +68,22 @@ export async function getDelivery(
  * The subscription is share-locked so that it cannot be deleted or disabled before the commit.
  */
 export async function redeliver(ctx: ServiceContext, webhookId: string, deliveryId: string): Promise<DeliveryWithLog> {
-  requireScope(ctx.actor, "webhooks:write");
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:write"));
   if (!isId(webhookId) || !isId(deliveryId)) throw notFound("Webhook delivery");
   return ctx.db.$transaction(async (tx) => {
-    if ((await lockWebhook(tx, webhookId)) === "disabled") {
+    const webhook = await lockWebhook(tx, webhookId, viewer);
+    if (webhook.status === "disabled") {
       throw conflict("The webhook is disabled and receives nothing; enable it before redelivering");
     }
-    const original = await tx.webhookDelivery.findFirst({
-      where: { id: deliveryId, webhookId },
-      select: { eventId: true },
-    });
+    // Whether the subscription's teams (as they are now) still see the event: what it is sent again
+    // must be what it would receive today.
+    const [original] = await tx.$queryRaw<{ eventId: string; visible: boolean }[]>`
+      SELECT d.event_id::text AS "eventId", visible_to(e.teams, e.teams_all, NULLIF(${webhook.teams}::text[], '{}')) AS visible
+        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.id = ${deliveryId}::uuid AND d.webhook_id = ${webhookId}::uuid`;
     if (!original) throw notFound("Webhook delivery");
+    if (!original.visible)
+      throw conflict("The subscription's teams do not see this delivery's event; it is not sent again");
     const now = new Date();
     const created = await tx.webhookDelivery
       .create({
@@ -99,14 +109,16 @@ export const recoverSchema = z.strictObject({
  * this subscription was given up (`failed`) or refused (`dropped`) and that it has not received or
  * been queued since (so recovering twice sends nothing twice). Returns how many were queued. The
  * subscription is share-locked so that it is neither deleted nor disabled before the commit, and the
- * events are key-share-locked so that retention cannot delete them meanwhile (it skips them).
+ * events are key-share-locked so that retention cannot delete them meanwhile (it skips them). Only
+ * the events its teams see now are sent again.
  */
 export async function recoverDeliveries(ctx: ServiceContext, webhookId: string, body: unknown): Promise<number> {
-  requireScope(ctx.actor, "webhooks:write");
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:write"));
   if (!isId(webhookId)) throw notFound("Webhook");
   const { since } = parseInput(recoverSchema, bodyObject(body, []));
   return ctx.db.$transaction(async (tx) => {
-    if ((await lockWebhook(tx, webhookId)) === "disabled") {
+    const webhook = await lockWebhook(tx, webhookId, viewer);
+    if (webhook.status === "disabled") {
       throw conflict("The webhook is disabled and receives nothing; enable it before recovering its deliveries");
     }
     // A delivery is created when its event is fanned out, after the event happened: the subscription's
@@ -118,6 +130,7 @@ export async function recoverDeliveries(ctx: ServiceContext, webhookId: string, 
        WHERE e.id IN (SELECT d.event_id FROM webhook_deliveries d
                        WHERE d.webhook_id = ${webhookId}::uuid AND d.created_at >= ${since}::timestamptz AND d.status IN ('failed', 'dropped'))
          AND e.occurred_at >= ${since}::timestamptz
+         AND visible_to(e.teams, e.teams_all, NULLIF(${webhook.teams}::text[], '{}'))
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                           WHERE d.event_id = e.id AND d.webhook_id = ${webhookId}::uuid AND d.status IN ('pending', 'delivered'))
        ORDER BY e.position

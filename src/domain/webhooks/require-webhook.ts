@@ -2,21 +2,26 @@ import type { Db, Tx } from "../../db/client.ts";
 import { notFound } from "../../errors.ts";
 import type { Webhook } from "../../generated/prisma/client.ts";
 import { isId } from "../../ids.ts";
+import type { ViewerTeams } from "../access/viewer.ts";
+import { webhookVisibleTo } from "./webhook-teams.ts";
 
-/** The subscription, or 404 for an unknown or malformed id. */
-export async function requireWebhook(db: Db | Tx, id: string): Promise<Webhook> {
+/** The subscription, or 404 for an unknown or malformed id or one `viewer` does not reach. */
+export async function requireWebhook(db: Db | Tx, id: string, viewer: ViewerTeams): Promise<Webhook> {
   const webhook = isId(id) ? await db.webhook.findUnique({ where: { id } }) : null;
-  if (!webhook) throw notFound("Webhook");
+  if (!webhook || !webhookVisibleTo(webhook.teams, viewer)) throw notFound("Webhook");
   return webhook;
 }
 
-/** Its status, the row share-locked until the transaction ends: it can be neither deleted nor changed meanwhile. */
-export async function lockWebhook(tx: Tx, id: string): Promise<Webhook["status"]> {
+/**
+ * Its status and teams, the row share-locked until the transaction ends: it can be neither deleted
+ * nor changed meanwhile. 404 as requireWebhook.
+ */
+export async function lockWebhook(tx: Tx, id: string, viewer: ViewerTeams): Promise<Pick<Webhook, "status" | "teams">> {
   const [row] = isId(id)
     ? await tx.$queryRaw<
-        { status: Webhook["status"] }[]
-      >`SELECT status::text AS status FROM webhooks WHERE id = ${id}::uuid FOR SHARE`
+        Pick<Webhook, "status" | "teams">[]
+      >`SELECT status::text AS status, teams FROM webhooks WHERE id = ${id}::uuid FOR SHARE`
     : [];
-  if (!row) throw notFound("Webhook");
-  return row.status;
+  if (!row || !webhookVisibleTo(row.teams, viewer)) throw notFound("Webhook");
+  return row;
 }

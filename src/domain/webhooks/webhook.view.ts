@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Webhook } from "../../generated/prisma/client.ts";
 import { EVENT_TYPES } from "../../events/catalog.ts";
+import { teamsView } from "./webhook-teams.ts";
 import { SECRET_MASK } from "./webhooks.schemas.ts";
 
 const fields = {
@@ -12,6 +13,10 @@ const fields = {
   events: z.array(z.enum(EVENT_TYPES)),
   secret: z.literal(SECRET_MASK).describe("Always masked"),
   status: z.enum(["active", "disabled", "error"]),
+  teams: z
+    .array(z.string())
+    .nullable()
+    .describe("The teams whose applications' events it receives, sorted; null: every application's (CONTRACT §17)"),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 };
@@ -29,6 +34,7 @@ export const toWebhookView = (w: Webhook): WebhookView => ({
   events: w.events as WebhookView["events"],
   secret: SECRET_MASK,
   status: w.status,
+  teams: teamsView(w.teams),
   createdAt: w.createdAt.toISOString(),
   updatedAt: w.updatedAt.toISOString(),
 });

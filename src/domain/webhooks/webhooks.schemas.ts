@@ -31,6 +31,16 @@ const eventsField = z
   .min(1, "Subscribe to at least one event type")
   .transform((events) => [...new Set(events)]);
 
+// The teams whose applications' events it receives (webhook-teams.ts decides what a caller may name).
+const teamsField = z
+  .array(z.string().min(1, "Must not be empty").max(200, "Must be at most 200 characters"))
+  .max(100, "Must name at most 100 teams")
+  .nullable()
+  .describe(
+    "The teams whose applications' events it receives (docs/spec/CONTRACT.md §17); null: every application's (org-wide tokens only). " +
+      "A confined token names some of its own teams (all of them when omitted on create).",
+  );
+
 // Any non-empty secret up to 1024 characters: receivers choose their own (Standard Webhooks
 // `whsec_…` keys included); the service only uses its UTF-8 bytes as the HMAC key.
 const secretField = z.string().min(1, "Must not be empty").max(1024, "Must be at most 1024 characters");
@@ -47,12 +57,14 @@ function schemasFor(allowPrivateTargets: boolean) {
     url: urlField(allowPrivateTargets),
     events: eventsField,
     secret: secretField.refine((s) => s !== SECRET_MASK, "Send the secret itself, not its mask"),
+    teams: teamsField.optional(),
   });
   const update = z.strictObject({
     name: nameField.optional(),
     url: urlField(allowPrivateTargets).optional(),
     events: eventsField.optional(),
     secret: secretField.optional().describe(`Omit it, or send back "${SECRET_MASK}", to keep the stored secret`),
+    teams: teamsField.optional(),
     // `error` is assigned by the service when deliveries are given up; callers may only switch a
     // subscription on or off (sending back the status it already has is accepted too).
     status: z

@@ -1,13 +1,16 @@
-import { requireScope } from "../../auth/scopes.ts";
+import { requireScope, type Actor } from "../../auth/scopes.ts";
 import { EVENT_READ_SCOPE, type EventType } from "../../events/catalog.ts";
 import { invalid, notFound } from "../../errors.ts";
 import { Prisma, type Webhook } from "../../generated/prisma/client.ts";
 import { isId, newId } from "../../ids.ts";
+import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
-import { findPage, type Page, type PageRequest } from "../pagination.ts";
+import { findPage, toPage, type Page, type PageRequest } from "../pagination.ts";
 import { bodyObject, parseInput } from "../validation.ts";
 import { PENDING_DELIVERY } from "./pending-deliveries.ts";
 import { requireWebhook } from "./require-webhook.ts";
+import { countVisibleWebhooks, findVisibleWebhooksNewestFirst } from "./webhook-reads.ts";
+import { teamsToStore, webhookVisibleSql, webhookVisibleTo } from "./webhook-teams.ts";
 import {
   CREATE_READ_ONLY_FIELDS,
   SECRET_MASK,
@@ -24,33 +27,38 @@ function requireEventScopes(ctx: ServiceContext, events: readonly string[] | und
   for (const type of events ?? []) requireScope(ctx.actor, EVENT_READ_SCOPE[type as EventType]);
 }
 
+// A confined token (CONTRACT §17) reaches only the subscriptions all of whose teams are its own:
+// others are absent from its lists and counts, and 404 by id.
+
 export async function listWebhooks(ctx: ServiceContext, page: PageRequest): Promise<Page<Webhook>> {
-  requireScope(ctx.actor, "webhooks:read");
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:read"));
+  if (viewer !== null) return toPage(await findVisibleWebhooksNewestFirst(ctx.pool, page, viewer), page.limit);
   return findPage(page, (args) => ctx.db.webhook.findMany(args));
 }
 
-/** How many webhook subscriptions exist (GraphQL's totalCount). */
+/** How many webhook subscriptions the caller reaches (GraphQL's totalCount). */
 export async function countWebhooks(ctx: ServiceContext): Promise<number> {
-  requireScope(ctx.actor, "webhooks:read");
-  return ctx.db.webhook.count();
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:read"));
+  return viewer === null ? ctx.db.webhook.count() : countVisibleWebhooks(ctx.pool, viewer);
 }
 
 export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webhook> {
-  requireScope(ctx.actor, "webhooks:read");
-  return requireWebhook(ctx.db, id);
+  const actor = requireScope(ctx.actor, "webhooks:read");
+  return requireWebhook(ctx.db, id, viewerTeams(actor));
 }
 
 export async function createWebhook(ctx: ServiceContext, body: unknown): Promise<Webhook> {
-  requireScope(ctx.actor, "webhooks:write");
+  const actor = requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).create, bodyObject(body, CREATE_READ_ONLY_FIELDS));
   requireEventScopes(ctx, input.events);
-  const { secret, ...fields } = input;
+  const { secret, teams, ...fields } = input;
   const id = newId();
   const now = new Date();
   return ctx.db.webhook.create({
     data: {
       id,
       ...fields,
+      teams: teamsToStore(actor, teams),
       sealedSecret: ctx.settings.webhookSecrets.seal(secret, id),
       status: "active",
       createdAt: now,
@@ -59,8 +67,14 @@ export async function createWebhook(ctx: ServiceContext, body: unknown): Promise
   });
 }
 
-function updateData(ctx: ServiceContext, id: string, input: UpdateWebhookInput): Prisma.WebhookUpdateManyMutationInput {
+function updateData(
+  ctx: ServiceContext,
+  actor: Actor,
+  id: string,
+  input: UpdateWebhookInput,
+): Prisma.WebhookUpdateManyMutationInput {
   return {
+    ...(input.teams !== undefined && { teams: teamsToStore(actor, input.teams) }),
     ...(input.name !== undefined && { name: input.name }),
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: input.events }),
@@ -75,13 +89,13 @@ function updateData(ctx: ServiceContext, id: string, input: UpdateWebhookInput):
  * so a disabled subscription receives nothing more.
  */
 export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
-  requireScope(ctx.actor, "webhooks:write");
+  const actor = requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
   if (!isId(id)) throw notFound("Webhook");
   return ctx.db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ status: Webhook["status"]; events: string[] }[]>`
-      SELECT status::text AS status, events FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
-    if (!current) throw notFound("Webhook");
+    const [current] = await tx.$queryRaw<Pick<Webhook, "status" | "events" | "teams">[]>`
+      SELECT status::text AS status, events, teams FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
+    if (!current || !webhookVisibleTo(current.teams, viewerTeams(actor))) throw notFound("Webhook");
     // Whatever changes (even only the url), the caller must be allowed to read what it will carry.
     requireEventScopes(ctx, input.events ?? current.events);
     if (input.status === "error" && current.status !== "error") {
@@ -91,7 +105,7 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
     }
     const updated = await tx.webhook.update({
       where: { id },
-      data: { ...updateData(ctx, id, input), updatedAt: new Date() },
+      data: { ...updateData(ctx, actor, id, input), updatedAt: new Date() },
     });
     if (updated.status === "disabled") {
       await tx.$executeRaw`
@@ -104,8 +118,15 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
 
 /** Deletes the subscription; its deliveries and their attempts go with it. */
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
-  requireScope(ctx.actor, "webhooks:write");
+  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:write"));
   if (!isId(id)) throw notFound("Webhook");
-  const { count } = await ctx.db.webhook.deleteMany({ where: { id } });
+  const count =
+    viewer === null
+      ? (await ctx.db.webhook.deleteMany({ where: { id } })).count
+      : await ctx.db.$executeRawUnsafe(
+          `DELETE FROM webhooks WHERE id = $1::uuid AND ${webhookVisibleSql("$2")}`,
+          id,
+          viewer,
+        );
   if (count === 0) throw notFound("Webhook");
 }

@@ -1,5 +1,6 @@
 // Webhook: the type, its queries and its mutations, over the same service as REST. The secret
 // never leaves the service: it reads as ******** here as everywhere.
+import { teamsView } from "../../domain/webhooks/webhook-teams.ts";
 import { SECRET_MASK } from "../../domain/webhooks/webhooks.schemas.ts";
 import * as webhooks from "../../domain/webhooks/webhooks.service.ts";
 import type { EventType } from "../../events/catalog.ts";
@@ -9,6 +10,10 @@ import { pageRequestOf, toConnection } from "../connection-shape.ts";
 import { restShaped } from "../inputs.ts";
 import { EventTypeEnum, WebhookStatusEnum } from "./enums.ts";
 
+const TEAMS_DESCRIPTION =
+  "The teams whose applications' events it receives, sorted; null: every application's (org-wide tokens only). " +
+  "A confined token names some of its own teams (all of them when omitted on create) and reaches only subscriptions all of whose teams are its own.";
+
 export const WebhookRef = builder.prismaObject("Webhook", {
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -17,6 +22,11 @@ export const WebhookRef = builder.prismaObject("Webhook", {
     events: t.field({ type: [EventTypeEnum], resolve: (w) => w.events as EventType[] }),
     secret: t.string({ description: `Always ${SECRET_MASK}`, resolve: () => SECRET_MASK }),
     status: t.expose("status", { type: WebhookStatusEnum }),
+    teams: t.stringList({
+      nullable: true,
+      description: TEAMS_DESCRIPTION,
+      resolve: (w) => teamsView(w.teams),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -30,6 +40,7 @@ const CreateWebhookInput = builder.inputType("CreateWebhookInput", {
     url: t.string({ required: true, description: "https:// only" }),
     events: t.field({ type: [EventTypeEnum], required: true }),
     secret: t.string({ required: true }),
+    teams: t.stringList({ required: false, description: TEAMS_DESCRIPTION }),
   }),
 });
 
@@ -41,6 +52,7 @@ const UpdateWebhookInput = builder.inputType("UpdateWebhookInput", {
     events: t.field({ type: [EventTypeEnum], required: false }),
     secret: t.string({ required: false }),
     status: t.field({ type: WebhookStatusEnum, required: false }),
+    teams: t.stringList({ required: false, description: TEAMS_DESCRIPTION }),
   }),
 });
 
