@@ -1,19 +1,37 @@
-// The audit trail (docs/spec/CONTRACT.md §17): every change of an application or a policy is an
-// event with its actor, the resource as REST returns it, and for an update the fields that changed;
-// seen by whoever could see the resource when it was committed, through REST and GraphQL alike.
-import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
+// The audit trail (docs/spec/CONTRACT.md §17): every change of an application, a policy or a webhook
+// subscription is an event with its actor, the resource as REST returns it, and for an update the
+// fields that changed; seen by whoever could see the resource when it was committed, through REST
+// and GraphQL alike, and delivered by signed webhooks (a SIEM's way in).
+import { verifyWebhookDelivery } from "appsec-service/webhook-verify";
+import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import { AUDIT_EVENT_TYPES } from "../../src/events/catalog.ts";
 import { gql } from "../helpers/graphql.ts";
+import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
+import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { teamToken } from "../helpers/team-tokens.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
+let cert: SelfSignedCert;
+let receiver: HttpsReceiver;
+let dispatcher: WebhookDispatcher;
 beforeAll(async () => {
-  t = await startTestApp({ AUTH_TEAMS_CLAIM: "teams", AUTH_ORG_WIDE_TEAMS: "appsec" }, { workers: [DISPATCHER_NAME] });
+  cert = createSelfSignedCert();
+  receiver = await startHttpsReceiver(cert);
+  t = await startTestApp({
+    AUTH_TEAMS_CLAIM: "teams",
+    AUTH_ORG_WIDE_TEAMS: "appsec",
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+  });
+  dispatcher = dispatcherTrusting(t, cert.cert);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+  cert.remove();
+});
 
-const AUDIT_TYPES =
-  "application.created,application.updated,application.deleted,policy.created,policy.updated,policy.deleted";
+const AUDIT_TYPES = AUDIT_EVENT_TYPES.join(",");
 
 interface LoggedEvent {
   id: string;
@@ -24,6 +42,7 @@ interface LoggedEvent {
 /** The audit events `token` reads about `ids` (an id in the data), once the log has them all. */
 async function auditOf(token: string, ids: string[], atLeast = 0): Promise<LoggedEvent[]> {
   for (let i = 0; ; i++) {
+    await dispatcher.runOnce(); // the fan-out gives events their places in the log
     const res = await t.request("GET", `/events?types=${AUDIT_TYPES}&limit=500`, { token });
     expect(res.status).toBe(200);
     const events = (res.body as LoggedEvent[]).filter((e) => ids.includes(e.data.id));
@@ -145,4 +164,54 @@ it("needs the resource's read scope: a token without applications:read gets no a
   expect(types.has("policy.created")).toBe(true);
   const refused = await t.request("GET", "/events?types=application.created", { token: reader });
   expect(refused.status).toBe(403);
+});
+
+describe("webhook subscriptions", () => {
+  it("records create, update (a new secret named, never shown) and delete, seen by the subscription's teams", async () => {
+    const a = await teamToken(["team-a"], undefined, "alice");
+    const created = await t.request("POST", "/webhooks", {
+      token: a,
+      body: { name: "a-hook", url: receiver.url("/a"), events: ["scan.completed"], secret: "first-secret-0123456789" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    await t.request("PUT", `/webhooks/${id}`, { token: a, body: { secret: "second-secret-0123456789" } });
+    await t.request("PUT", `/webhooks/${id}`, { token: a, body: { name: "a-hook-renamed", secret: "********" } });
+    expect((await t.request("DELETE", `/webhooks/${id}`, { token: a })).status).toBe(204);
+
+    const events = await auditOf(a, [id], 4);
+    expect(events.map((e) => [e.type, e.data.changed])).toEqual([
+      ["webhook.created", undefined],
+      ["webhook.updated", ["secret"]],
+      ["webhook.updated", ["name"]],
+      ["webhook.deleted", undefined],
+    ]);
+    expect(events[0]!.data).toEqual({ ...created.body, actor: { sub: "alice" } });
+    expect(JSON.stringify(events)).not.toContain("secret-0123456789");
+    expect(await auditOf(await teamToken(["team-b"]), [id])).toEqual([]);
+    expect(await auditOf(await teamToken(["appsec"]), [id], 4)).toHaveLength(4);
+  });
+
+  it("delivers the audit trail, signed, to a SIEM's subscription", async () => {
+    const secret = "siem-secret-0123456789";
+    const siem = await t.request("POST", "/webhooks", {
+      body: {
+        name: "siem",
+        url: receiver.url("/siem"),
+        events: ["application.created", "application.updated"],
+        secret,
+      },
+    });
+    expect(siem.status).toBe(201);
+    receiver.requests.length = 0;
+    const app = await t.request("POST", "/applications", {
+      token: await teamToken(["team-a"], undefined, "alice"),
+      body: { name: "for-the-siem" },
+    });
+    for (let i = 0; i < 50 && !receiver.requests.some((r) => r.path === "/siem"); i++) await dispatcher.runOnce();
+    const [delivered] = receiver.requests.filter((r) => r.path === "/siem");
+    const verified = verifyWebhookDelivery({ rawBody: delivered!.rawBody, secret, headers: delivered!.headers });
+    expect(verified.eventType).toBe("application.created");
+    expect(verified.data).toMatchObject({ id: app.body.id, owner: "team-a", actor: { sub: "alice" } });
+  });
 });

@@ -30,7 +30,10 @@ export async function recordCreated(tx: SqlRunner, resource: Resource, view: Vie
   await recordEvent(tx, `${resource}.created` as EventType, { ...view, actor: actorOf(actor) } as never, target);
 }
 
-/** Records the update when it changed something; the fields it changed. */
+/**
+ * Records the update when it changed something; the fields it changed. `alsoChanged`: fields the
+ * view does not show the value of (a webhook's secret).
+ */
 export async function recordUpdated(
   tx: SqlRunner,
   resource: Resource,
@@ -38,8 +41,9 @@ export async function recordUpdated(
   after: View,
   actor: Actor,
   target: Target,
+  alsoChanged: readonly string[] = [],
 ): Promise<string[]> {
-  const changed = changedFields(before, after);
+  const changed = [...changedFields(before, after), ...alsoChanged];
   if (changed.length > 0) {
     const data = { ...after, actor: actorOf(actor), changed };
     await recordEvent(tx, `${resource}.updated` as EventType, data as never, target);

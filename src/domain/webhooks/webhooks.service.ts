@@ -9,6 +9,8 @@ import { findPage, toPage, type Page, type PageRequest } from "../pagination.ts"
 import { bodyObject, parseInput } from "../validation.ts";
 import { PENDING_DELIVERY } from "./pending-deliveries.ts";
 import { requireWebhook } from "./require-webhook.ts";
+import { toCreatedWebhookView, toUpdatedWebhookView } from "./webhook.view.ts";
+import { recordCreated, recordDeleted, recordUpdated } from "../audit/configuration-events.ts";
 import { countVisibleWebhooks, findVisibleWebhooksNewestFirst } from "./webhook-reads.ts";
 import { teamsToStore, webhookVisibleSql, webhookVisibleTo } from "./webhook-teams.ts";
 import {
@@ -54,18 +56,27 @@ export async function createWebhook(ctx: ServiceContext, body: unknown): Promise
   const { secret, teams, ...fields } = input;
   const id = newId();
   const now = new Date();
-  return ctx.db.webhook.create({
-    data: {
-      id,
-      ...fields,
-      teams: teamsToStore(actor, teams),
-      sealedSecret: ctx.settings.webhookSecrets.seal(secret, id),
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-    },
+  return ctx.db.$transaction(async (tx) => {
+    const webhook = await tx.webhook.create({
+      data: {
+        id,
+        ...fields,
+        teams: teamsToStore(actor, teams),
+        sealedSecret: ctx.settings.webhookSecrets.seal(secret, id),
+        status: "active",
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await recordCreated(tx, "webhook", toCreatedWebhookView(webhook), actor, audit(webhook.teams));
+    return webhook;
   });
 }
+
+/** A subscription's audit events go to the tokens it is visible to: its teams' (none: org-wide tokens only). */
+const audit = (teams: readonly string[]) => ({
+  audience: teams.length ? { teams, teamsAll: true } : { teams: null, teamsAll: false },
+});
 
 function updateData(
   ctx: ServiceContext,
@@ -88,13 +99,25 @@ function updateData(
  * Merge update. Disabling a subscription cancels its pending deliveries in the same transaction,
  * so a disabled subscription receives nothing more.
  */
+/** The secret `webhook` signs with now, or null when no configured key opens it. */
+function secretOfWith(ctx: ServiceContext) {
+  return (webhook: Webhook): string | null => {
+    try {
+      return ctx.settings.webhookSecrets.open(webhook.sealedSecret, webhook.id);
+    } catch {
+      return null;
+    }
+  };
+}
+
 export async function updateWebhook(ctx: ServiceContext, id: string, body: unknown): Promise<Webhook> {
   const actor = requireScope(ctx.actor, "webhooks:write");
   const input = parseInput(webhookSchemas(ctx.settings).update, bodyObject(body, UPDATE_READ_ONLY_FIELDS));
   if (!isId(id)) throw notFound("Webhook");
+  const secretOf = secretOfWith(ctx);
   return ctx.db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<Pick<Webhook, "status" | "events" | "teams">[]>`
-      SELECT status::text AS status, events, teams FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT 1 FROM webhooks WHERE id = ${id}::uuid FOR UPDATE`;
+    const current = await tx.webhook.findUnique({ where: { id } });
     if (!current || !webhookVisibleTo(current.teams, viewerTeams(actor))) throw notFound("Webhook");
     // Whatever changes (even only the url), the caller must be allowed to read what it will carry.
     requireEventScopes(ctx, input.events ?? current.events);
@@ -112,21 +135,28 @@ export async function updateWebhook(ctx: ServiceContext, id: string, body: unkno
         UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
          WHERE webhook_id = ${id}::uuid AND ${Prisma.raw(PENDING_DELIVERY)}`;
     }
+    // The view masks the secret, so a new one is named apart.
+    const secretChanged =
+      input.secret !== undefined && input.secret !== SECRET_MASK && secretOf(current) !== input.secret;
+    const views = [toUpdatedWebhookView(current), toUpdatedWebhookView(updated)] as const;
+    await recordUpdated(tx, "webhook", ...views, actor, audit(current.teams), secretChanged ? ["secret"] : []);
     return updated;
   });
 }
 
 /** Deletes the subscription; its deliveries and their attempts go with it. */
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
-  const viewer = viewerTeams(requireScope(ctx.actor, "webhooks:write"));
+  const actor = requireScope(ctx.actor, "webhooks:write");
+  const viewer = viewerTeams(actor);
   if (!isId(id)) throw notFound("Webhook");
-  const count =
-    viewer === null
-      ? (await ctx.db.webhook.deleteMany({ where: { id } })).count
-      : await ctx.db.$executeRawUnsafe(
-          `DELETE FROM webhooks WHERE id = $1::uuid AND ${webhookVisibleSql("$2")}`,
-          id,
-          viewer,
-        );
-  if (count === 0) throw notFound("Webhook");
+  await ctx.db.$transaction(async (tx) => {
+    const [deleted] = await tx.$queryRawUnsafe<Pick<Webhook, "id" | "name" | "teams">[]>(
+      `DELETE FROM webhooks WHERE id = $1::uuid AND ($2::text[] IS NULL OR ${webhookVisibleSql("$2")})
+       RETURNING id::text, name, teams`,
+      id,
+      viewer,
+    );
+    if (!deleted) throw notFound("Webhook");
+    await recordDeleted(tx, "webhook", deleted, actor, audit(deleted.teams));
+  });
 }
