@@ -5,8 +5,8 @@
 // not exist for B), a 404 / NOT_FOUND where an id is named, and no answer may carry any of A's ids.
 // Afterwards A's objects are exactly as they were: no write went through.
 import { jest } from "@jest/globals";
-import { randomUUID } from "node:crypto";
 import type { WebhookDispatcher } from "../../src/dispatcher/dispatcher.ts";
+import { newId } from "../../src/ids.ts";
 import { gql } from "../helpers/graphql.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
@@ -177,7 +177,7 @@ const leaked = (text: string) => secrets.filter((id) => text.includes(id));
 
 /** A's object for a path parameter, by the path it is in; a parameter this does not know fails the test. */
 function idOfA(path: string, param: string, world: World | null): string {
-  if (world === null) return randomUUID();
+  if (world === null) return newId();
   if (path.startsWith("/applications/{id}")) {
     if (param === "id") return world.application;
     if (param === "scanId") return world.scans.report;
@@ -220,7 +220,7 @@ function sample(schema: any): unknown {
   }
   if (type === "array") return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items));
   if (type === "string") {
-    if (schema.format === "uuid") return randomUUID();
+    if (schema.format === "uuid") return newId();
     if (schema.format === "uri") return receiverUrl;
     if (schema.format === "date-time") return new Date().toISOString();
     return "x".repeat(Math.max(1, schema.minLength ?? 1));
@@ -356,7 +356,7 @@ function selection(typeName: string, depth: number): string {
 
 /** A's id for a GraphQL argument: by its name, or for `id` by the field's. */
 function graphqlIdOfA(field: string, arg: string, world: World | null): string {
-  if (world === null) return randomUUID();
+  if (world === null) return newId();
   if (arg === "applicationId") return world.application;
   if (arg === "webhookId") return world.webhook;
   if (arg === "deliveryId") return world.deliveries[0]!;
