@@ -283,25 +283,27 @@ const useLive = () => {
 /**
  * Subscribes while mounted, resuming after drops; the handlers may change between renders without
  * resubscribing. `onStale` runs when a drop could not be bridged by a replay: refetch then.
+ * `pause`: not yet (a view that subscribes after the cursor its query's last page ended at, once it
+ * has it).
  */
 export function useLiveSubscription<D extends Resumable, V extends ResumeVariables>(
   document: TadaDocumentNode<D, V>,
   variables: NoInfer<V>,
   handlers: { onData: (data: NoInfer<D>) => void; onStale: () => void; onError?: (error: ApiError) => void },
+  { pause = false }: { pause?: boolean } = {},
 ) {
   const live = useLive();
   const latest = useRef(handlers);
   latest.current = handlers;
   const key = JSON.stringify(variables);
-  useEffect(
-    () =>
-      live.subscribe(document, variables, {
-        onData: (d) => latest.current.onData(d),
-        onStale: () => latest.current.onStale(),
-        onError: (e) => latest.current.onError?.(e),
-      }),
-    [live, document, key],
-  );
+  useEffect(() => {
+    if (pause) return;
+    return live.subscribe(document, variables, {
+      onData: (d) => latest.current.onData(d),
+      onStale: () => latest.current.onStale(),
+      onError: (e) => latest.current.onError?.(e),
+    });
+  }, [live, document, key, pause]);
 }
 
 /** Runs `refetch` whenever the live connection comes back after a drop (views with no subscription). */

@@ -2,18 +2,22 @@ import { fromCombinedError } from "../../api-error.ts";
 import { Badge, SeverityCounts } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/states.tsx";
+import { RecentChangesSection } from "./recent-changes-section.tsx";
 import { ReportUpload } from "./report-upload.tsx";
 import { ScansSection } from "./scans-section.tsx";
 import { TrendSection } from "./trend-section.tsx";
 import { TriggerScan } from "./trigger-scan.tsx";
 import { useApplicationDetails, useApplicationLive } from "./use-application.ts";
+import { useRecentChanges } from "./use-recent-changes.ts";
 import { VexUpload } from "./vex-upload.tsx";
 import { VulnerabilitiesSection } from "./vulnerabilities-section.tsx";
 import styles from "./application-view.module.css";
 
 export function ApplicationView({ id }: { id: string }) {
   const { events, refreshes, refresh } = useApplicationLive(id);
-  const details = useApplicationDetails(id, refreshes);
+  const recentChanges = useRecentChanges(id);
+  // A change arriving live changed the details too (its description, owner, tags…).
+  const details = useApplicationDetails(id, refreshes + recentChanges.live);
   if (details.error && !details.data) {
     return (
       <>
@@ -108,6 +112,10 @@ export function ApplicationView({ id }: { id: string }) {
           <VexUpload applicationId={id} onApplied={refresh} />
         </div>
         <VulnerabilitiesSection applicationId={id} refreshes={refreshes} />
+      </section>
+      <section aria-labelledby="changes-heading">
+        <h2 id="changes-heading">Recent changes</h2>
+        <RecentChangesSection changes={recentChanges.changes} />
       </section>
     </>
   );
