@@ -32,3 +32,20 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
     },
   };
 }
+
+/** A second fresh database on the server of `url` (a run comparing two services side by side). */
+export async function siblingDatabase(url: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const name = `appsec_bench_${Date.now()}_b`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const sibling = new URL(url);
+  sibling.pathname = `/${name}`;
+  return {
+    url: sibling.href,
+    async stop() {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

@@ -17,7 +17,7 @@ import { newId } from "../src/ids.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../test/helpers/self-signed-cert.ts";
 import { ROOT, startServiceProcess, type ServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
-import { benchDatabase } from "./database.ts";
+import { benchDatabase, siblingDatabase } from "./database.ts";
 import { startReceiver, type Receiver } from "./webhook-peers.ts";
 
 const RUNS = Number(process.env.BENCH_TEAMS_RUNS ?? 5);
@@ -43,8 +43,12 @@ interface Side {
   stop(): Promise<void>;
 }
 
-async function startSide(label: Side["label"], dist: string, cert: SelfSignedCert): Promise<Side> {
-  const database = await benchDatabase();
+async function startSide(
+  label: Side["label"],
+  dist: string,
+  cert: SelfSignedCert,
+  database: { url: string; stop(): Promise<void> },
+): Promise<Side> {
   const service = await startServiceProcess({
     main: path.join(dist, "main.js"),
     env: {
@@ -235,9 +239,11 @@ export async function runTeamsLiveBench(): Promise<void> {
   }
   const cert = createSelfSignedCert();
   const receiver = await startReceiver(cert, 20);
+  // Two databases of one server (an embedded Postgres has one port).
+  const first = await benchDatabase();
   const sides = [
-    await startSide("before", path.resolve(beforeDir), cert),
-    await startSide("after", path.join(ROOT, "dist"), cert),
+    await startSide("before", path.resolve(beforeDir), cert, first),
+    await startSide("after", path.join(ROOT, "dist"), cert, await siblingDatabase(first.url)),
   ];
   try {
     for (const side of sides) await subscribe(side, receiver);
@@ -249,7 +255,7 @@ export async function runTeamsLiveBench(): Promise<void> {
     }
     report(results);
   } finally {
-    for (const side of sides) await side.stop();
+    for (const side of [...sides].reverse()) await side.stop();
     receiver.close();
     cert.remove();
   }
