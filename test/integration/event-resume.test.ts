@@ -208,7 +208,7 @@ describe("graphql-ws clients resuming with their last cursor", () => {
     }
     const forbidden = await t.request("POST", "/graphql", {
       body: { query: "{ eventLogHead }" },
-      token: await t.token(["applications:read"]),
+      token: await t.token(["applications:write"]),
     });
     expect(forbidden.body.errors[0].extensions.code).toBe("FORBIDDEN");
   });

@@ -4,7 +4,7 @@
 // mutations on graphql-js, and a client's generated documents send the variable form (issue 59).
 import { getNamedType, getNullableType, isListType, type GraphQLField } from "graphql";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
-import { EVENT_TYPES } from "../../src/events/catalog.ts";
+import { AUDIT_EVENT_TYPES, EVENT_TYPES } from "../../src/events/catalog.ts";
 import { schema } from "../../src/graphql/schema.ts";
 import { createEngines } from "../../src/scans/engines/create-engines.ts";
 import { createScanRunner, type ScanRunner } from "../../src/scans/scan-runner.ts";
@@ -72,7 +72,8 @@ async function newWorld(count = 1): Promise<World> {
     const webhook = await made("/webhooks", {
       name: `hook-${tag}-${i}`,
       url: `https://hooks.example.com/${tag}/${i}`,
-      events: [...EVENT_TYPES],
+      // The audit trail's aside: each world's own changes would reach the worlds' hooks made before.
+      events: EVENT_TYPES.filter((type) => !(AUDIT_EVENT_TYPES as readonly string[]).includes(type)),
       secret: `secret-${tag}`,
     });
     ids.webhook ??= webhook;

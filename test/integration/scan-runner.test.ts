@@ -1,5 +1,6 @@
 import { claimScans } from "../../src/domain/scans/scan-lifecycle.ts";
 import { SCAN_QUEUED_CHANNEL } from "../../src/domain/scans/scan-queued-channel.ts";
+import { AUDIT_EVENT_TYPES } from "../../src/events/catalog.ts";
 import { createEngines } from "../../src/scans/engines/create-engines.ts";
 import type { Finding, ScannerEngine } from "../../src/scans/engines/engine.ts";
 import { createScanRunner, type ScanRunnerOptions } from "../../src/scans/scan-runner.ts";
@@ -34,8 +35,12 @@ function runner(sast: ScannerEngine, extra: Partial<ScanRunnerOptions> = {}, das
   });
 }
 const scanRow = (id: string) => prisma().scan.findUniqueOrThrow({ where: { id } });
+/** The application's events, but for the audit trail's (application.created). */
 const eventsOf = (applicationId: string, type?: string) =>
-  prisma().event.findMany({ where: { applicationId, ...(type && { type }) }, orderBy: { occurredAt: "asc" } });
+  prisma().event.findMany({
+    where: { applicationId, type: type ?? { notIn: [...AUDIT_EVENT_TYPES] } },
+    orderBy: { occurredAt: "asc" },
+  });
 const vulnsOf = (applicationId: string) =>
   prisma()
     .vulnerability.findMany({ where: { applicationId } })

@@ -266,17 +266,20 @@ describe("reaching subscriptions", () => {
 });
 
 describe("with team access off", () => {
-  it("shows every subscription's teams as null and refuses to be given some", async () => {
+  it("shows a subscription's teams as null unless it names some: then it is for those owners' applications", async () => {
     const off = await startTestApp();
     try {
       const body = { name: "off", url: "https://hooks.example.com/in", events: ["scan.completed"], secret: "s" };
       const created = await off.request("POST", "/webhooks", { body: { ...body, teams: null } });
       expect(created.status).toBe(201);
       expect(created.body.teams).toBeNull();
-      const named = await off.request("POST", "/webhooks", { body: { ...body, teams: ["a"] } });
-      expect(named.status).toBe(400);
-      expect(named.body.errors).toEqual([{ path: "teams", message: expect.stringMatching(/AUTH_TEAMS_CLAIM/) }]);
-      expect((await off.request("GET", "/webhooks")).body.map((w: { teams: unknown }) => w.teams)).toEqual([null]);
+      const named = await off.request("POST", "/webhooks", { body: { ...body, teams: ["b", "a"] } });
+      expect(named.status).toBe(201);
+      expect(named.body.teams).toEqual(["a", "b"]);
+      expect((await off.request("GET", "/webhooks")).body.map((w: { teams: unknown }) => w.teams)).toEqual([
+        ["a", "b"],
+        null,
+      ]);
     } finally {
       await off.close();
     }

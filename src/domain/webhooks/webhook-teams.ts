@@ -3,7 +3,7 @@
 // token reaches only subscriptions all of whose teams are its own. Stored as an array, sorted, empty
 // for a subscription of every application (which only org-wide tokens reach).
 import type { Actor } from "../../auth/scopes.ts";
-import { DomainError, invalid } from "../../errors.ts";
+import { DomainError } from "../../errors.ts";
 import { viewerTeams, type ViewerTeams } from "../access/viewer.ts";
 
 /** Whether `viewer` reaches a subscription of `teams` (as stored). */
@@ -23,15 +23,10 @@ const notYours = () =>
  * The teams to store for a subscription `actor` asks for: `requested` as the input schema left it
  * (null: every application), or, when absent, its default (the caller's teams, or every application
  * for an org-wide caller). 403 for a confined caller naming a team not its own or every application.
+ * An org-wide caller may name any teams, team access on or off: the subscription then receives only
+ * the events of applications those teams own.
  */
 export function teamsToStore(actor: Actor, requested: readonly string[] | null | undefined): string[] {
-  if (actor.teams === null) {
-    if (requested?.length)
-      throw invalid("Request body is invalid", [
-        { path: "teams", message: "Team access is off (AUTH_TEAMS_CLAIM is not set): subscriptions have no teams" },
-      ]);
-    return [];
-  }
   const viewer = viewerTeams(actor);
   const teams = requested === undefined ? (viewer ?? []) : (requested ?? []);
   if (viewer !== null && (teams.length === 0 || !teams.every((team) => viewer.includes(team)))) throw notYours();
