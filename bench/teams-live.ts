@@ -5,7 +5,8 @@
 // rate of the 10,000 deliveries and their p99 from the commit. Broadcast: 1,000 graphql-ws
 // subscribers of `events` (after: 50 of them team-scoped tokens of that team), 20 events/s for 10 s,
 // p99 over every (event, subscriber) pair and the service's CPU per 1,000 deliveries. Each build's
-// own outbox (its dist/events/outbox.js) commits its events, as its scans would.
+// own outbox (its dist/events/outbox.js) commits its events, as its scans would. BENCH_CPU_PROF_DIR:
+// each service's CPU profile under before/ and after/ there.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,8 +50,10 @@ async function startSide(
   cert: SelfSignedCert,
   database: { url: string; stop(): Promise<void> },
 ): Promise<Side> {
+  const profileDir = process.env.BENCH_CPU_PROF_DIR && path.join(process.env.BENCH_CPU_PROF_DIR, label);
   const service = await startServiceProcess({
     main: path.join(dist, "main.js"),
+    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     env: {
       DATABASE_URL: database.url,
       NODE_ENV: "production",

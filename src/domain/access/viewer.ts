@@ -34,11 +34,6 @@ export function visibleUnderApplicationWhere(actor: Actor): { application?: { ow
   return teams === null ? {} : { application: { owner: { in: [...teams] } } };
 }
 
-/** Whether `viewer` sees an application owned by `owner`. */
-export function seesOwner(viewer: ViewerTeams, owner: string | null): boolean {
-  return viewer === null || (owner !== null && viewer.includes(owner));
-}
-
 /** The teams that may see an event, as its row stores them (migration 20261202100000_teams). */
 export interface EventAudience {
   /** null: org-wide viewers only. */
