@@ -12,6 +12,7 @@
 // up to position H and the live stream has not delivered past H, it takes the shared results after H
 // from then on. Every result carries the position of the event it was made from (EVENT_POSITION),
 // which is also what SSE sends as each event's id.
+import { setImmediate } from "node:timers/promises";
 import type { Plugin } from "@envelop/core";
 import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult } from "graphql";
 import { isConnectionError } from "../db/database-health.ts";
@@ -55,6 +56,15 @@ class Hub {
     void this.source.return?.();
   }
 
+  /** Hands `result` to the subscribers there are now, a batch at a time. */
+  private async fanOut(result: Result): Promise<void> {
+    const subscribers = [...this.subscribers];
+    for (let i = 0; i < subscribers.length; i += FAN_OUT_BATCH) {
+      if (i > 0) await setImmediate();
+      for (const s of subscribers.slice(i, i + FAN_OUT_BATCH)) s.push(result);
+    }
+  }
+
   private close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -63,7 +73,7 @@ class Hub {
 
   private async pump(): Promise<void> {
     try {
-      for await (const result of this.source) for (const s of this.subscribers) s.push(result);
+      for await (const result of this.source) await this.fanOut(result);
       for (const s of this.subscribers) s.end();
     } catch (err) {
       for (const s of this.subscribers) s.end(err);
@@ -71,6 +81,13 @@ class Hub {
     this.close();
   }
 }
+
+/**
+ * Subscribers a hub hands one result to before it lets the others run. The hubs of one event (one
+ * per key: a team's subscribers have theirs) take turns by batches, so that no hub's subscribers
+ * all wait for another's to be sent (bench/notes/2026-12-02-teams.md).
+ */
+const FAN_OUT_BATCH = 50;
 
 /** One subscriber's view of a hub: an async iterator over a bounded queue. */
 class Subscriber implements AsyncIterableIterator<Result> {

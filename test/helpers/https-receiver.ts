@@ -14,6 +14,8 @@ export interface Answer {
   status: number;
   /** Wait this long before answering (timeouts, slow receivers). */
   delayMs?: number;
+  /** Answer only once this settles, too (an answer held until the test has done something). */
+  after?: Promise<unknown>;
   headers?: Record<string, string>;
 }
 
@@ -62,10 +64,12 @@ export async function startHttpsReceiver({ key, cert }: { key: string; cert: str
       };
       receiver.requests.push(received);
       const n = receiver.requests.filter((r) => r.path === received.path).length;
-      const { status, delayMs = 0, headers = {} } = receiver.answer(received, n);
+      const { status, delayMs = 0, after, headers = {} } = receiver.answer(received, n);
       const timer = setTimeout(() => {
         pending.delete(timer);
-        res.writeHead(status, headers).end();
+        void Promise.resolve(after)
+          .catch(() => {})
+          .then(() => res.writeHead(status, headers).end());
       }, delayMs);
       pending.add(timer);
     });

@@ -9,6 +9,7 @@ import { applyVexReading } from "../../src/domain/vulnerabilities/vex-transactio
 import { toVulnerabilityUpdatedData } from "../../src/domain/vulnerabilities/vulnerability.view.ts";
 import { readCycloneDxVex } from "../../src/vex/cyclonedx-vex-document.ts";
 import { readOpenVex } from "../../src/vex/openvex-document.ts";
+import { reportActivityAfter } from "../helpers/database-activity.ts";
 import { heldTurns } from "../helpers/held-turns.ts";
 import { untilOlderTransactionsEnd } from "../helpers/older-transactions.ts";
 import { eventually } from "../helpers/scan-engines.ts";
@@ -813,6 +814,13 @@ const LARGE_VEX_TIMEOUT_MS = 180_000;
 describe("applying a large VEX", () => {
   // The transaction the service's worker thread runs (vex-transaction.ts), here on a client of the
   // test's own whose statements are watched.
+
+  // Two of these hung in CI once (past 180 s, and the teardown after them): what waited is the lead.
+  let stopWatching = () => {};
+  beforeEach(() => {
+    stopWatching = reportActivityAfter(t.database.url, 60_000, expect.getState().currentTestName ?? "a large VEX");
+  });
+  afterEach(() => stopWatching());
 
   /**
    * Tells `seen` of each statement `client` sends, before it goes (after `seen`'s promise, when it

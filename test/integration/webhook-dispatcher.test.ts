@@ -326,15 +326,20 @@ describe("outcomes", () => {
 describe("disabling during an attempt", () => {
   it("keeps the delivery cancelled even when the in-flight attempt then succeeds, and counts no outcome for it", async () => {
     const hook = await createWebhook(receiver.url("/slow-then-disabled"));
-    receiver.answer = () => ({ status: 200, delayMs: 150 }); // within the 300 ms attempt timeout
+    // The receiver answers 200 once the subscription is disabled: however long the PUT takes, the
+    // attempt is still in flight when it commits (a fixed delay lost that race on a loaded machine).
+    let disabled!: () => void;
+    const whenDisabled = new Promise<void>((resolve) => (disabled = resolve));
+    receiver.answer = () => ({ status: 200, after: whenDisabled });
     await emit();
     const outcomes = async () =>
       (await t.app.metrics.webhookDeliveries.get()).values.reduce((sum, v) => sum + v.value, 0);
     const countedBefore = await outcomes();
-    const d = dispatcher();
+    const d = dispatcher({ config: { ...t.app.config, WEBHOOK_TIMEOUT_MS: 10_000 } });
     const pass = d.runOnce();
     await receiver.waitFor((reqs) => reqs.length === 1, 3000);
     expect((await t.request("PUT", `/webhooks/${hook.id}`, { body: { status: "disabled" } })).status).toBe(200);
+    disabled();
     await pass;
     await driveUntil(d, async () => (await deliveriesOf(hook.id))[0]?.attempts.length === 1);
     const [delivery] = await deliveriesOf(hook.id);
