@@ -35,6 +35,8 @@ import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { eventRoutes } from "./http/routes/events.routes.ts";
 import { meRoutes } from "./http/routes/me.routes.ts";
 import { policyRoutes } from "./http/routes/policies.routes.ts";
+import { slaRoutes } from "./http/routes/sla.routes.ts";
+import { createDeadlineWatcher, DEADLINE_WATCHER_NAME } from "./domain/sla/deadline-watcher.ts";
 import { policyEvaluationRoutes } from "./http/routes/policy-evaluation.routes.ts";
 import { scanJobRoutes } from "./http/routes/scan-jobs.routes.ts";
 import { scanReportRoutes } from "./http/routes/scan-reports.routes.ts";
@@ -151,6 +153,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ...vulnerabilityRoutes,
     ...vexRoutes,
     ...policyRoutes,
+    ...slaRoutes,
     ...policyEvaluationRoutes,
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
@@ -247,6 +250,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
       auditRetentionDays: config.AUDIT_RETENTION_DAYS,
       log: log.child({ worker: "event-retention" }),
       health,
+    }),
+  );
+  workers.push(
+    createDeadlineWatcher({
+      pool: db.pool,
+      log: log.child({ worker: DEADLINE_WATCHER_NAME }),
+      health,
+      intervalMs: config.SLA_CHECK_INTERVAL_MS,
     }),
   );
   registerBacklogGauge(metrics.registry, db.pool);

@@ -128,6 +128,8 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: int(1, 36_500).default(30),
   /** Days the log keeps the audit trail's events (application.*, policy.*, webhook.*). */
   AUDIT_RETENTION_DAYS: int(1, 36_500).default(400),
+  /** How often remediation deadlines are checked: each breach is told within this of its deadline (CONTRACT §19). */
+  SLA_CHECK_INTERVAL_MS: int(100, 60_000).default(15_000),
   /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
   GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
   METRICS_TOKEN: z.string().min(1).optional(),

@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   "vulnerability.resolved",
   "policy.violated",
   "vulnerability.updated",
+  "vulnerability.sla_breached",
   ...AUDIT_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -41,6 +42,7 @@ export const EVENT_READ_SCOPE = {
   "vulnerability.resolved": "vulnerabilities:read",
   "policy.violated": "policies:read",
   "vulnerability.updated": "vulnerabilities:read",
+  "vulnerability.sla_breached": "vulnerabilities:read",
   "application.created": "applications:read",
   "application.updated": "applications:read",
   "application.deleted": "applications:read",
@@ -91,6 +93,11 @@ export interface VulnerabilityUpdatedData extends VulnerabilityResolvedData {
   } | null;
 }
 
+/** A vulnerability's remediation deadline passed while it was open or in progress (docs/spec/CONTRACT.md §19). */
+export interface VulnerabilitySlaBreachedData extends VulnerabilityCreatedData {
+  dueAt: string;
+}
+
 export interface PolicyViolatedData {
   policyId: string;
   policyName: string;
@@ -126,6 +133,7 @@ export interface EventData {
   "vulnerability.resolved": VulnerabilityResolvedData;
   "policy.violated": PolicyViolatedData;
   "vulnerability.updated": VulnerabilityUpdatedData;
+  "vulnerability.sla_breached": VulnerabilitySlaBreachedData;
   "application.created": ConfigurationData;
   "application.updated": ConfigurationUpdateData;
   "application.deleted": ConfigurationDeleteData;

@@ -7,6 +7,7 @@ import "./types/scan.ts";
 import "./types/vulnerability.ts";
 import "./types/vulnerability-triage.ts";
 import "./types/vulnerability-trend.ts";
+import "./types/sla.ts";
 import "./types/policy.ts";
 import "./types/policy-evaluation.ts";
 import "./types/webhook.ts";

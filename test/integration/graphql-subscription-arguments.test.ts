@@ -69,6 +69,11 @@ function eventOf(type: EventType, applicationId: string, severity: string, n: nu
         },
       },
     }),
+    "vulnerability.sla_breached": () => ({
+      type: "vulnerability.sla_breached",
+      applicationId,
+      data: { ...vulnerability, dueAt: at },
+    }),
     "policy.violated": () => ({
       type: "policy.violated",
       applicationId,

@@ -14,7 +14,7 @@ import {
 } from "./vulnerabilities.schemas.ts";
 import { VULNERABILITY_COLUMNS } from "./vulnerability-columns.ts";
 
-const DATES = ["resolvedAt", "createdAt", "updatedAt"];
+const DATES = ["resolvedAt", "createdAt", "updatedAt", "slaClockBase", "slaPausedAt"];
 
 function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
   const conditions = [

@@ -39,6 +39,7 @@ export const EventTypeEnum = builder.enumType("EventType", {
     VULNERABILITY_RESOLVED: { value: "vulnerability.resolved" },
     POLICY_VIOLATED: { value: "policy.violated" },
     VULNERABILITY_UPDATED: { value: "vulnerability.updated" },
+    VULNERABILITY_SLA_BREACHED: { value: "vulnerability.sla_breached" },
     APPLICATION_CREATED: { value: "application.created" },
     APPLICATION_UPDATED: { value: "application.updated" },
     APPLICATION_DELETED: { value: "application.deleted" },

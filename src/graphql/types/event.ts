@@ -10,6 +10,7 @@ import {
   type PolicyViolatedData,
   type ScanEventData,
   type VulnerabilityCreatedData,
+  type VulnerabilitySlaBreachedData,
   type VulnerabilityUpdatedData,
 } from "../../events/catalog.ts";
 import { encodeEventCursor, type LoggedEvent } from "../../events/event-log.ts";
@@ -91,6 +92,21 @@ const VulnerabilityUpdatedRef = builder
       createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
       status: t.field({ type: VulnerabilityStatusEnum, resolve: (v) => v.status as never }),
       analysis: t.field({ type: AnalysisRef, nullable: true, resolve: (v) => v.analysis as Analysis | null }),
+    }),
+  });
+
+const VulnerabilitySlaBreachedRef = builder
+  .objectRef<WithCursor<VulnerabilitySlaBreachedData>>("VulnerabilitySlaBreachedEvent")
+  .implement({
+    description: "A vulnerability's remediation deadline passed while it was open or in progress.",
+    fields: (t) => ({
+      cursor: t.exposeString("cursor", { description: CURSOR_DESCRIPTION }),
+      id: t.exposeID("id"),
+      severity: t.field({ type: SeverityEnum, resolve: (v) => v.severity as never }),
+      applicationId: t.exposeID("applicationId"),
+      title: t.exposeString("title"),
+      createdAt: t.field({ type: "DateTime", resolve: (v) => v.createdAt }),
+      dueAt: t.field({ type: "DateTime", resolve: (v) => v.dueAt }),
     }),
   });
 
@@ -226,6 +242,17 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, ctx) =>
       streamOf(ctx, { types: ["vulnerability.updated"], applicationId: idArg(args.applicationId) }),
     resolve: (event) => withCursor<VulnerabilityUpdatedData>(event as LoggedEvent),
+  }),
+  vulnerabilitySlaBreached: t.field({
+    type: VulnerabilitySlaBreachedRef,
+    description: "A vulnerability's remediation deadline passed (vulnerability.sla_breached).",
+    args: {
+      applicationId: t.arg.id({ required: false }),
+      after: t.arg.string({ required: false, description: AFTER_DESCRIPTION }),
+    },
+    subscribe: async (_root, args, ctx) =>
+      streamOf(ctx, { types: ["vulnerability.sla_breached"], applicationId: idArg(args.applicationId) }),
+    resolve: (event) => withCursor<VulnerabilitySlaBreachedData>(event as LoggedEvent),
   }),
   scanCompleted: t.field({
     type: ScanEventRef,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { vulnerabilityFilterSchema } from "../../domain/vulnerabilities/vulnerabilities.schemas.ts";
+import { slaEvaluator } from "../../domain/sla/sla.service.ts";
 import * as vulnerabilities from "../../domain/vulnerabilities/vulnerabilities.service.ts";
 import { toVulnerabilityView, vulnerabilityViewSchema } from "../../domain/vulnerabilities/vulnerability.view.ts";
 import {
@@ -44,12 +45,9 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
         status: singleQuery(ctx, "status"),
         tool: singleQuery(ctx, "tool"),
       };
-      sendPage(
-        ctx,
-        await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page),
-        page.limit,
-        toVulnerabilityView,
-      );
+      const found = await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page);
+      const slaOf = await slaEvaluator(svc.pool, [ctx.params.id!]);
+      sendPage(ctx, found, page.limit, (v) => toVulnerabilityView(v, slaOf(v)));
     },
   },
   {
@@ -62,9 +60,8 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     success: { status: 200, description: "The vulnerability", schema: vulnerabilityViewSchema },
     errors: [404],
     async handle(ctx, svc) {
-      ctx.body = toVulnerabilityView(
-        await vulnerabilities.getApplicationVulnerability(svc, ctx.params.id!, ctx.params.vulnerabilityId!),
-      );
+      const found = await vulnerabilities.getApplicationVulnerability(svc, ctx.params.id!, ctx.params.vulnerabilityId!);
+      ctx.body = toVulnerabilityView(found, (await slaEvaluator(svc.pool, [found.applicationId]))(found));
     },
   },
   {

@@ -1,0 +1,145 @@
+// Tells each remediation deadline as it passes (docs/spec/CONTRACT.md §19): `vulnerability.sla_breached`
+// within a tick of the deadline, exactly once. The deadlines still to tell are the rows of
+// sla_deadlines (kept by the vulnerabilities' trigger, migration 20261202120000_sla), indexed by
+// severity, criticality and clock; each of the 16 pairs has one number of days, so a tick reads
+// exactly the due rows of each off the index, and nothing when nothing is due. A due row is locked
+// (SKIP LOCKED: instances share the work, none waits), deleted, and its event recorded in the same
+// transaction: told once, whatever the instances and restarts.
+import type pg from "pg";
+import type { BackgroundWorker } from "../../background-worker.ts";
+import type { DatabaseHealth } from "../../db/database-health.ts";
+import { recordEvents } from "../../events/outbox.ts";
+import type { Logger } from "../../log.ts";
+import { CRITICALITIES } from "../applications/applications.schemas.ts";
+import { slaDays, slaMilliseconds } from "./sla-clock.ts";
+import { slaDocumentSchema, type SlaDocument } from "./sla.schemas.ts";
+
+export const DEADLINE_WATCHER_NAME = "deadline-watcher";
+const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+/** Breaches told per transaction. */
+const BATCH = 1_000;
+
+const TELL_DUE = `
+  WITH due AS (
+    SELECT d.vulnerability_id FROM sla_deadlines d
+     WHERE d.severity = $1::"Severity" AND d.criticality = $2::"Criticality"
+       AND d.clock_base <= now() - $3::bigint * interval '1 millisecond'
+     ORDER BY d.clock_base
+     LIMIT $4
+       FOR UPDATE SKIP LOCKED
+  ), told AS (
+    DELETE FROM sla_deadlines d USING due WHERE d.vulnerability_id = due.vulnerability_id
+    RETURNING d.vulnerability_id, d.clock_base
+  )
+  SELECT v.id, v.severity::text, v.application_id AS "applicationId", v.title, v.created_at AS "createdAt",
+         told.clock_base + $3::bigint * interval '1 millisecond' AS "dueAt"
+    FROM told JOIN vulnerabilities v ON v.id = told.vulnerability_id
+   ORDER BY told.clock_base, v.id`;
+
+interface Breach {
+  id: string;
+  severity: string;
+  applicationId: string;
+  title: string;
+  createdAt: Date;
+  dueAt: Date;
+}
+
+export interface DeadlineWatcher extends BackgroundWorker {
+  /** One tick: tells every deadline passed; resolves with how many. */
+  runOnce(): Promise<number>;
+}
+
+export function createDeadlineWatcher(deps: {
+  pool: pg.Pool;
+  log: Logger;
+  health?: DatabaseHealth;
+  /** Between ticks: a deadline is told at most this long after it passed (plus a tick's time). */
+  intervalMs?: number;
+}): DeadlineWatcher {
+  const intervalMs = deps.intervalMs ?? 15_000;
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<unknown> | undefined;
+  let stopping = false;
+
+  /** Tells up to BATCH breaches of one pair in one transaction; how many. */
+  async function tellBatch(severity: string, criticality: string, ms: number): Promise<number> {
+    const client = await deps.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<Breach>(TELL_DUE, [severity, criticality, ms, BATCH]);
+      if (rows.length > 0) {
+        await recordEvents(
+          client,
+          rows.map((b) => ({
+            type: "vulnerability.sla_breached" as const,
+            applicationId: b.applicationId,
+            data: {
+              id: b.id,
+              severity: b.severity,
+              applicationId: b.applicationId,
+              title: b.title,
+              createdAt: b.createdAt.toISOString(),
+              dueAt: b.dueAt.toISOString(),
+            },
+          })),
+        );
+      }
+      await client.query("COMMIT");
+      return rows.length;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function runOnce(): Promise<number> {
+    const { rows } = await deps.pool.query<{ document: unknown }>("SELECT document FROM sla_settings");
+    const sla: SlaDocument = slaDocumentSchema.parse(rows[0]!.document);
+    let told = 0;
+    for (const severity of SEVERITIES) {
+      for (const criticality of CRITICALITIES) {
+        const ms = slaMilliseconds(slaDays(sla, severity, criticality));
+        for (;;) {
+          const n = await tellBatch(severity, criticality, ms);
+          told += n;
+          if (n < BATCH || stopping) break;
+        }
+      }
+    }
+    return told;
+  }
+
+  function tick(): void {
+    if (round || stopping) return;
+    if (deps.health && !deps.health.available()) return;
+    round = runOnce()
+      .then((told) => {
+        if (told) deps.log.info({ told }, "remediation deadlines passed");
+      })
+      .catch((err: unknown) => {
+        if (!deps.health?.failed(err)) deps.log.error({ err }, "deadline watcher failed");
+      })
+      .finally(() => {
+        round = undefined;
+      });
+  }
+
+  return {
+    name: DEADLINE_WATCHER_NAME,
+    runOnce,
+    start() {
+      stopping = false;
+      timer = setInterval(tick, intervalMs);
+      timer.unref();
+      tick();
+    },
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await round;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// The remediation SLA (docs/spec/CONTRACT.md §19): read by whoever reads vulnerabilities, replaced
+// whole by an org-wide token that writes policies (it is the organisation's, as a policy for every
+// application is, §17), and what the vulnerabilities' `sla` is computed with.
+import type pg from "pg";
+import { requireScope } from "../../auth/scopes.ts";
+import type { Db } from "../../db/client.ts";
+import { outsideTeams } from "../../errors.ts";
+import { viewerTeams } from "../access/viewer.ts";
+import type { ServiceContext } from "../context.ts";
+import { parseInput } from "../validation.ts";
+import { CRITICALITIES } from "../applications/applications.schemas.ts";
+import { slaDays, slaMilliseconds, slaOf, type SlaClock } from "./sla-clock.ts";
+import { slaDocumentSchema, type SlaDocument, type SlaView } from "./sla.schemas.ts";
+
+const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+
+/** The SLA in force (its document, parsed again so that a default added later fills it in). */
+export async function readSla(db: Db): Promise<SlaDocument> {
+  const row = await db.slaSettings.findUniqueOrThrow({ where: { id: true } });
+  return slaDocumentSchema.parse(row.document);
+}
+
+export async function getSla(ctx: ServiceContext): Promise<SlaDocument> {
+  requireScope(ctx.actor, "vulnerabilities:read");
+  return readSla(ctx.db);
+}
+
+export async function replaceSla(ctx: ServiceContext, input: unknown): Promise<SlaDocument> {
+  const actor = requireScope(ctx.actor, "policies:write");
+  if (viewerTeams(actor) !== null) throw outsideTeams("Only an org-wide token may change the SLA");
+  const document = parseInput(slaDocumentSchema, input, "SLA");
+  await ctx.db.$transaction(async (tx) => {
+    await tx.slaSettings.update({ where: { id: true }, data: { document, updatedAt: new Date() } });
+    await tx.$executeRawUnsafe(REARM, JSON.stringify(pairMilliseconds(document)));
+  });
+  return document;
+}
+
+/** Each pair of severity and criticality, with its deadline's length in milliseconds. */
+function pairMilliseconds(sla: SlaDocument) {
+  return SEVERITIES.flatMap((severity) =>
+    CRITICALITIES.map((criticality) => ({
+      severity,
+      criticality,
+      ms: slaMilliseconds(slaDays(sla, severity, criticality)),
+    })),
+  );
+}
+
+/**
+ * A deadline already told and now moved back into the future is to be told again when it passes:
+ * its row is made anew (the others' rows are read with the new days by the watcher as they are).
+ */
+const REARM = `
+  WITH pair AS (
+    SELECT * FROM json_to_recordset($1::json) AS p(severity "Severity", criticality "Criticality", ms bigint)
+  )
+  INSERT INTO sla_deadlines (vulnerability_id, severity, criticality, clock_base)
+  SELECT v.id, v.severity, a.criticality, v.sla_clock_base
+    FROM vulnerabilities v
+    JOIN applications a ON a.id = v.application_id
+    JOIN pair p ON p.severity = v.severity AND p.criticality = a.criticality
+   WHERE v.status IN ('open', 'in_progress')
+     AND v.sla_clock_base + p.ms * interval '1 millisecond' > now()
+     AND NOT EXISTS (SELECT 1 FROM sla_deadlines d WHERE d.vulnerability_id = v.id)
+  ON CONFLICT (vulnerability_id) DO NOTHING`;
+
+/** A vulnerability with what its SLA is computed from: its application's criticality. */
+export type SlaSubject = SlaClock & { applicationId: string };
+
+/**
+ * What gives each vulnerability of the applications `applicationIds` its `sla`, as of now: the SLA
+ * and the applications' criticalities, read in one statement.
+ */
+export async function slaEvaluator(
+  pool: pg.Pool,
+  applicationIds: readonly string[],
+): Promise<(v: SlaSubject) => SlaView> {
+  const { rows } = await pool.query<{ document: unknown; criticalities: Record<string, string> | null; now: Date }>({
+    name: "sla-evaluator",
+    text: `SELECT s.document, now() AS now,
+                  (SELECT json_object_agg(a.id, a.criticality) FROM applications a WHERE a.id = ANY($1::uuid[])) AS criticalities
+             FROM sla_settings s`,
+    values: [[...new Set(applicationIds)]],
+  });
+  const sla = slaDocumentSchema.parse(rows[0]!.document);
+  const criticalities = rows[0]!.criticalities ?? {};
+  const now = rows[0]!.now;
+  return (v) => slaOf(v, (criticalities[v.applicationId] ?? "medium") as keyof SlaDocument["byCriticality"], sla, now);
+}

@@ -1,0 +1,38 @@
+import { slaDocumentSchema } from "../../domain/sla/sla.schemas.ts";
+import * as sla from "../../domain/sla/sla.service.ts";
+import { readJsonBody } from "../json-body.ts";
+import type { RouteDefinition } from "../route.ts";
+
+const tag = "Remediation";
+
+export const slaRoutes: RouteDefinition[] = [
+  {
+    operationId: "GetSla",
+    method: "GET",
+    path: "/sla",
+    summary: "The remediation SLA: days per severity, overrides per application criticality (extension)",
+    tag,
+    scope: "vulnerabilities:read",
+    success: { status: 200, description: "The SLA in force", schema: slaDocumentSchema },
+    errors: [],
+    async handle(ctx, svc) {
+      ctx.body = await sla.getSla(svc);
+    },
+  },
+  {
+    operationId: "ReplaceSla",
+    method: "PUT",
+    path: "/sla",
+    summary: "Replace the remediation SLA (extension)",
+    description:
+      "The whole document: what it omits takes the defaults. Every vulnerability's deadline moves at once, its breach included. Org-wide tokens only (CONTRACT §17, §19).",
+    tag,
+    scope: "policies:write",
+    body: slaDocumentSchema,
+    success: { status: 200, description: "The SLA now in force", schema: slaDocumentSchema },
+    errors: [400, 413, 415],
+    async handle(ctx, svc) {
+      ctx.body = await sla.replaceSla(svc, await readJsonBody(ctx));
+    },
+  },
+];
