@@ -158,6 +158,38 @@ describe("a vulnerability's sla", () => {
   });
 });
 
+describe("filters and counts by SLA state", () => {
+  it("lists by sla= (REST and GraphQL) and counts the breached, as the views say", async () => {
+    const app = await scannedApplication("high");
+    // critical: breached at once; high: due soon (2 days of its 3-day window left).
+    await t.request("PUT", "/sla", { body: { days: { critical: 1e-9 }, byCriticality: { high: { high: 2 } } } });
+    const ids = async (sla: string) => {
+      const res = await t.request("GET", `/applications/${app}/vulnerabilities?sla=${sla}`);
+      expect(res.status).toBe(200);
+      return (res.body as any[]).map((v) => `${v.severity} ${v.sla.state}`);
+    };
+    expect(await ids("breached")).toEqual(["critical breached"]);
+    expect(await ids("due_soon")).toEqual(["high due_soon"]);
+    expect(await ids("on_track")).toEqual([]);
+    const bad = await t.request("GET", `/applications/${app}/vulnerabilities?sla=late`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(["sla"]);
+    const res = await t.request("POST", "/graphql", {
+      body: {
+        query: `query ($id: ID!) { application(id: $id) {
+          vulnerabilityCounts { breached }
+          vulnerabilities(first: 10, filter: { sla: BREACHED }) { totalCount edges { node { severity } } } } }`,
+        variables: { id: app },
+      },
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.application).toEqual({
+      vulnerabilityCounts: { breached: 1 },
+      vulnerabilities: { totalCount: 1, edges: [{ node: { severity: "CRITICAL" } }] },
+    });
+  });
+});
+
 describe("vulnerability.sla_breached", () => {
   it("is told within a tick of the deadline, exactly once, with the vulnerability's fields and its dueAt", async () => {
     const app = await scannedApplication();

@@ -108,3 +108,25 @@ END
 $$;
 CREATE TRIGGER "applications_sla_criticality" AFTER UPDATE OF "criticality" ON "applications"
   FOR EACH ROW EXECUTE FUNCTION "application_sla_criticality"();
+
+-- A vulnerability's deadline and state as SQL, for the reads that filter and count by them
+-- (src/domain/sla/sla-sql.ts), computed as src/domain/sla/sla-clock.ts computes them for the views:
+-- the days in whole milliseconds, the criticality's override else the severity's.
+CREATE FUNCTION "sla_due"("base" TIMESTAMPTZ, "severity" "Severity", "criticality" "Criticality", "document" JSONB)
+RETURNS TIMESTAMPTZ LANGUAGE SQL STABLE PARALLEL SAFE AS $$
+  SELECT "base" + floor(86400000 * coalesce(
+           ("document" -> 'byCriticality' -> "criticality"::text ->> "severity"::text)::double precision,
+           ("document" -> 'days' ->> "severity"::text)::double precision)) * interval '1 millisecond'
+$$;
+
+-- on_track, due_soon or breached for an open or in-progress vulnerability; NULL for the others.
+CREATE FUNCTION "sla_state"("status" "VulnerabilityStatus", "base" TIMESTAMPTZ, "severity" "Severity", "criticality" "Criticality", "document" JSONB)
+RETURNS TEXT LANGUAGE SQL STABLE PARALLEL SAFE AS $$
+  SELECT CASE
+    WHEN "status" NOT IN ('open', 'in_progress') THEN NULL
+    WHEN now() >= sla_due("base", "severity", "criticality", "document") THEN 'breached'
+    WHEN now() >= sla_due("base", "severity", "criticality", "document")
+                  - floor(86400000 * ("document" ->> 'dueSoonDays')::double precision) * interval '1 millisecond' THEN 'due_soon'
+    ELSE 'on_track'
+  END
+$$;

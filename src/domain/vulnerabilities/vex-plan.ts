@@ -22,8 +22,7 @@ export interface VexPlan extends VexCounts {
 /** A vulnerability a statement may be about. */
 export type Candidate = DecisionTarget & Matchable;
 
-export const statementIds = (reading: VexReading): string =>
-  JSON.stringify([...new Set(reading.statements.flatMap((s) => s.ids))]);
+export const statementIds = (reading: VexReading): string[] => [...new Set(reading.statements.flatMap((s) => s.ids))];
 
 export async function planVex(
   reading: VexReading,

@@ -12,6 +12,7 @@ import {
   type VulnerabilityFilter,
   type VULNERABILITY_STATUSES,
 } from "./vulnerabilities.schemas.ts";
+import { slaStateSql } from "../sla/sla-sql.ts";
 import { VULNERABILITY_COLUMNS } from "./vulnerability-columns.ts";
 
 const DATES = ["resolvedAt", "createdAt", "updatedAt", "slaClockBase", "slaPausedAt"];
@@ -21,6 +22,8 @@ function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
     filter.severity && Prisma.sql`t.severity::text = ${filter.severity}`,
     filter.status && Prisma.sql`t.status::text = ${filter.status}`,
     filter.tool && Prisma.sql`t.tool = ${filter.tool}`,
+    filter.sla &&
+      Prisma.sql`${Prisma.raw(slaStateSql("(SELECT c.criticality FROM applications c WHERE c.id = a.id)"))} = ${filter.sla}`,
   ].filter((c): c is Prisma.Sql => Boolean(c));
   return conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`TRUE`;
 }
@@ -64,6 +67,8 @@ export interface VulnerabilityCounts {
   byStatus: Record<VulnerabilityStatus, number>;
   /** open + in_progress, by severity: what a dashboard's headline shows. */
   unresolvedBySeverity: Record<Severity, number>;
+  /** Open or in progress past their remediation deadline (docs/spec/CONTRACT.md §19). */
+  breached: number;
 }
 
 export const emptyVulnerabilityCounts = (): VulnerabilityCounts => ({
@@ -71,6 +76,7 @@ export const emptyVulnerabilityCounts = (): VulnerabilityCounts => ({
   bySeverity: { critical: 0, high: 0, medium: 0, low: 0 },
   byStatus: { open: 0, in_progress: 0, resolved: 0, accepted: 0 },
   unresolvedBySeverity: { critical: 0, high: 0, medium: 0, low: 0 },
+  breached: 0,
 });
 
 /**
@@ -81,12 +87,20 @@ export function vulnerabilityCounts(ctx: ServiceContext): PerApplicationRead<Vul
   requireScope(ctx.actor, "vulnerabilities:read");
   return {
     key: "vulnerabilityCounts",
-    sql: Prisma.sql`SELECT json_agg(json_build_array(g.severity, g.status, g.n)) FROM (
-      SELECT t.severity, t.status, count(*) AS n FROM vulnerabilities t WHERE t.application_id = a.id GROUP BY t.severity, t.status) g`,
+    sql: Prisma.sql`SELECT json_agg(json_build_array(g.severity, g.status, g.n, g.breached)) FROM (
+      SELECT t.severity, t.status, count(*) AS n,
+             count(*) FILTER (WHERE ${Prisma.raw(slaStateSql("(SELECT c.criticality FROM applications c WHERE c.id = a.id)"))} = 'breached') AS breached
+        FROM vulnerabilities t WHERE t.application_id = a.id GROUP BY t.severity, t.status) g`,
     decode: (value) => {
       const counts = emptyVulnerabilityCounts();
-      for (const [severity, status, n] of (value ?? []) as [Severity, VulnerabilityStatus, number][]) {
+      for (const [severity, status, n, breached] of (value ?? []) as [
+        Severity,
+        VulnerabilityStatus,
+        number,
+        number,
+      ][]) {
         counts.total += n;
+        counts.breached += breached;
         counts.bySeverity[severity] += n;
         counts.byStatus[status] += n;
         if (status === "open" || status === "in_progress") counts.unresolvedBySeverity[severity] += n;

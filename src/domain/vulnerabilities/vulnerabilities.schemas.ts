@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SLA_FILTER_STATES } from "../sla/sla.schemas.ts";
 import { severityField } from "../validation.ts";
 
 export const VULNERABILITY_STATUSES = ["open", "in_progress", "resolved", "accepted"] as const;
@@ -9,6 +10,8 @@ export const vulnerabilityFilterSchema = z.object({
   status: z.enum(VULNERABILITY_STATUSES).optional(),
   /** The tool that reported them (extension, docs/spec/CONTRACT.md §11), exactly as it names itself. */
   tool: z.string().min(1).max(200).optional(),
+  /** Where open and in-progress ones stand against their deadline (docs/spec/CONTRACT.md §19). */
+  sla: z.enum(SLA_FILTER_STATES).optional(),
 });
 export type VulnerabilityFilter = z.infer<typeof vulnerabilityFilterSchema>;
 
@@ -17,4 +20,5 @@ export interface RawVulnerabilityFilter {
   severity?: unknown;
   status?: unknown;
   tool?: unknown;
+  sla?: unknown;
 }

@@ -1,7 +1,7 @@
 // A vulnerability's remediation deadline (docs/spec/CONTRACT.md §19): Vulnerability.sla, computed for
 // every vulnerability of a request in one read of the SLA and their applications' criticalities.
 import { slaEvaluator } from "../../domain/sla/sla.service.ts";
-import { SLA_STATES, type SlaView } from "../../domain/sla/sla.schemas.ts";
+import { SLA_FILTER_STATES, SLA_STATES, type SlaView } from "../../domain/sla/sla.schemas.ts";
 import type { Vulnerability } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { upperCaseEnum } from "./enums.ts";
@@ -10,6 +10,12 @@ export const SlaStateEnum = upperCaseEnum(
   "SlaState",
   SLA_STATES,
   "ON_TRACK, DUE_SOON and BREACHED while open or in progress; PAUSED while accepted; MET or MISSED once resolved.",
+);
+
+export const SlaFilterStateEnum = upperCaseEnum(
+  "SlaFilterState",
+  SLA_FILTER_STATES,
+  "Where an open or in-progress vulnerability stands against its remediation deadline.",
 );
 
 /** The fields Vulnerability.sla is computed from: what a read of only the selected columns must add. */

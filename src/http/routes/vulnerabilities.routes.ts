@@ -29,6 +29,9 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
       tool: vulnerabilityFilterSchema.shape.tool.describe(
         "The tool that reported them, e.g. Semgrep or simulator (extension)",
       ),
+      sla: vulnerabilityFilterSchema.shape.sla.describe(
+        "Open or in-progress ones by where they stand against their remediation deadline (extension, CONTRACT §19)",
+      ),
       ...pageQueryShape,
     }),
     success: {
@@ -44,6 +47,7 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
         severity: singleQuery(ctx, "severity"),
         status: singleQuery(ctx, "status"),
         tool: singleQuery(ctx, "tool"),
+        sla: singleQuery(ctx, "sla"),
       };
       const found = await vulnerabilities.listApplicationVulnerabilities(svc, ctx.params.id!, filter, page);
       const slaOf = await slaEvaluator(svc.pool, [ctx.params.id!]);
