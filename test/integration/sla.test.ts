@@ -255,6 +255,18 @@ describe("vulnerability.sla_breached", () => {
     expect(await breachesOf(app)).toHaveLength(2);
   });
 
+  it("follows its application's criticality: a change of it moves the deadline", async () => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    await t.request("PUT", "/sla", { body: { byCriticality: { critical: { critical: 1e-9 } } } });
+    const w = watcher();
+    await w.runOnce();
+    expect(await breachesOf(app)).toEqual([]);
+    expect((await t.request("PUT", `/applications/${app}`, { body: { criticality: "critical" } })).status).toBe(200);
+    expect((await vulnerabilitiesOf(app)).critical.sla.state).toBe("breached");
+    await w.runOnce();
+    expect(await breachesOf(app)).toHaveLength(1);
+  });
+
   it("is not told for an accepted vulnerability, nor for a resolved one", async () => {
     const app = await scannedApplication("medium", [CRITICAL]);
     await t.request("POST", `/applications/${app}/vex`, {
@@ -264,5 +276,102 @@ describe("vulnerability.sla_breached", () => {
     await t.request("PUT", "/sla", { body: { days: { critical: 1e-9 } } });
     await watcher().runOnce();
     expect(await breachesOf(app)).toEqual([]);
+  });
+});
+
+describe("decisions that expire", () => {
+  const accept = (app: string, query = "") =>
+    t.request("POST", `/applications/${app}/vex${query}`, {
+      rawBody: JSON.stringify(
+        openVex([statement(CRITICAL.id, "not_affected", { products: [{ "@id": LOG4J }] })], new Date().toISOString()),
+      ),
+      headers: { "content-type": "application/json" },
+    });
+  const updatesOf = (app: string) =>
+    t.app.db.prisma.event.findMany({
+      where: { applicationId: app, type: "vulnerability.updated" },
+      orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
+    });
+
+  it.each([
+    ["in the past", "2020-01-01T00:00:00Z"],
+    ["unparsable", "next-week"],
+    ["without a time zone", "2030-01-01T00:00:00"],
+  ])("refuses an expiresAt %s: 400 with its path", async (_what, value) => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    const res = await accept(app, `?expiresAt=${encodeURIComponent(value)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain("expiresAt");
+  });
+
+  it("reopens the vulnerability when the decision ends, once, with its history, its event and its clock resumed", async () => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    const found = (await vulnerabilitiesOf(app)).critical;
+    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    expect((await accept(app, `?expiresAt=${expiresAt}`)).status).toBe(200);
+    const accepted = (await vulnerabilitiesOf(app)).critical;
+    expect(accepted.status).toBe("accepted");
+    expect(accepted.analysis.expiresAt).toBe(expiresAt);
+    expect(accepted.sla).toEqual({ dueAt: null, state: "paused" });
+    const w = watcher();
+    expect(await w.runOnce()).toBeGreaterThanOrEqual(0);
+    expect((await vulnerabilitiesOf(app)).critical.status).toBe("accepted"); // not yet
+    const reopenedAt = await eventually(async () => {
+      await w.runOnce();
+      return (await vulnerabilitiesOf(app)).critical.status === "open" && Date.now();
+    }, 10_000);
+    expect(reopenedAt).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    const reopened = (await vulnerabilitiesOf(app)).critical;
+    expect(reopened.analysis).toBeNull();
+    // The clock did not run while it was accepted.
+    expect(Date.parse(reopened.sla.dueAt)).toBeGreaterThan(Date.parse(found.sla.dueAt));
+    const history = (await t.request("GET", `/applications/${app}/vulnerabilities/${found.id}/history`)).body;
+    expect(history.at(-1)).toMatchObject({ from: "accepted", to: "open", source: "expiry", by: null });
+    await w.runOnce();
+    const updates = await updatesOf(app);
+    expect(updates.map((e) => (e.data as { status: string }).status)).toEqual(["accepted", "open"]);
+    expect(updates[1]!.data).toEqual({
+      id: found.id,
+      severity: "critical",
+      applicationId: app,
+      title: found.title,
+      createdAt: found.createdAt,
+      status: "open",
+      analysis: null,
+    });
+  });
+
+  it("is replaced by a later decision: a new end, or none", async () => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    expect((await accept(app, `?expiresAt=${new Date(Date.now() + 1_000).toISOString()}`)).status).toBe(200);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await accept(app, `?expiresAt=${later}`)).body.applied).toBe(1);
+    expect((await vulnerabilitiesOf(app)).critical.analysis.expiresAt).toBe(later);
+    expect((await accept(app)).body.applied).toBe(1);
+    expect((await vulnerabilitiesOf(app)).critical.analysis.expiresAt).toBeUndefined();
+    await sleep(1_200);
+    await watcher().runOnce();
+    expect((await vulnerabilitiesOf(app)).critical.status).toBe("accepted");
+  });
+
+  it("is taken by GraphQL's applyVex too", async () => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await t.request("POST", "/graphql", {
+      body: {
+        query: `mutation ($app: ID!, $doc: JSON!, $at: String) { applyVex(applicationId: $app, document: $doc, expiresAt: $at) { applied } }`,
+        variables: {
+          app,
+          at: expiresAt,
+          doc: openVex([statement(CRITICAL.id, "not_affected", { products: [{ "@id": LOG4J }] })]),
+        },
+      },
+    });
+    expect(res.body).toEqual({ data: { applyVex: { applied: 1 } } });
+    const id = (await vulnerabilitiesOf(app)).critical.id;
+    const read = await t.request("POST", "/graphql", {
+      body: { query: `{ application(id: "${app}") { vulnerability(id: "${id}") { analysis { expiresAt } } } }` },
+    });
+    expect(read.body.data.application.vulnerability.analysis.expiresAt).toBe(expiresAt);
   });
 });

@@ -109,24 +109,29 @@ $$;
 CREATE TRIGGER "applications_sla_criticality" AFTER UPDATE OF "criticality" ON "applications"
   FOR EACH ROW EXECUTE FUNCTION "application_sla_criticality"();
 
--- A vulnerability's deadline and state as SQL, for the reads that filter and count by them
--- (src/domain/sla/sla-sql.ts), computed as src/domain/sla/sla-clock.ts computes them for the views:
--- the days in whole milliseconds, the criticality's override else the severity's.
-CREATE FUNCTION "sla_due"("base" TIMESTAMPTZ, "severity" "Severity", "criticality" "Criticality", "document" JSONB)
-RETURNS TIMESTAMPTZ LANGUAGE SQL STABLE PARALLEL SAFE AS $$
-  SELECT "base" + floor(86400000 * coalesce(
-           ("document" -> 'byCriticality' -> "criticality"::text ->> "severity"::text)::double precision,
-           ("document" -> 'days' ->> "severity"::text)::double precision)) * interval '1 millisecond'
-$$;
 
--- on_track, due_soon or breached for an open or in-progress vulnerability; NULL for the others.
-CREATE FUNCTION "sla_state"("status" "VulnerabilityStatus", "base" TIMESTAMPTZ, "severity" "Severity", "criticality" "Criticality", "document" JSONB)
-RETURNS TEXT LANGUAGE SQL STABLE PARALLEL SAFE AS $$
-  SELECT CASE
-    WHEN "status" NOT IN ('open', 'in_progress') THEN NULL
-    WHEN now() >= sla_due("base", "severity", "criticality", "document") THEN 'breached'
-    WHEN now() >= sla_due("base", "severity", "criticality", "document")
-                  - floor(86400000 * ("document" ->> 'dueSoonDays')::double precision) * interval '1 millisecond' THEN 'due_soon'
-    ELSE 'on_track'
-  END
+-- Decisions that expire: an accepting decision with an end (analysis.expiresAt) is a row here while
+-- it is in force, kept by the trigger below; the deadline watcher reopens the vulnerability when it
+-- ends, deleting the row in the same transaction (history source 'expiry').
+ALTER TYPE "ChangeSource" ADD VALUE 'expiry';
+CREATE TABLE "decision_expiries" (
+  "vulnerability_id" UUID PRIMARY KEY REFERENCES "vulnerabilities" ("id") ON DELETE CASCADE,
+  "expires_at"       TIMESTAMPTZ(3) NOT NULL
+);
+CREATE INDEX "decision_expiries_expires_at_idx" ON "decision_expiries" ("expires_at");
+
+CREATE FUNCTION "vulnerability_decision_expiry"() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.status = 'accepted' AND NEW.analysis ? 'expiresAt' THEN
+    INSERT INTO decision_expiries (vulnerability_id, expires_at)
+    VALUES (NEW.id, (NEW.analysis ->> 'expiresAt')::timestamptz)
+    ON CONFLICT (vulnerability_id) DO UPDATE SET expires_at = EXCLUDED.expires_at;
+  ELSIF TG_OP = 'UPDATE' AND OLD.analysis ? 'expiresAt' THEN
+    -- A later decision replaced it: its end with it.
+    DELETE FROM decision_expiries WHERE vulnerability_id = NEW.id;
+  END IF;
+  RETURN NULL;
+END
 $$;
+CREATE TRIGGER "vulnerabilities_decision_expiry" AFTER INSERT OR UPDATE OF "status", "analysis" ON "vulnerabilities"
+  FOR EACH ROW EXECUTE FUNCTION "vulnerability_decision_expiry"();

@@ -1,5 +1,7 @@
-// Tells each remediation deadline as it passes (docs/spec/CONTRACT.md §19): `vulnerability.sla_breached`
-// within a tick of the deadline, exactly once. The deadlines still to tell are the rows of
+// The deadlines of docs/spec/CONTRACT.md §19, each acted on within a tick of passing, exactly once: a
+// remediation deadline is told as `vulnerability.sla_breached`, and an accepting decision that
+// expires reopens its vulnerability (history source `expiry`, `vulnerability.updated`; the SLA clock
+// resumes by the vulnerabilities' trigger). Remediation deadlines: The deadlines still to tell are the rows of
 // sla_deadlines (kept by the vulnerabilities' trigger, migration 20261202120000_sla), indexed by
 // severity, criticality and clock; each of the 16 pairs has one number of days, so a tick reads
 // exactly the due rows of each off the index, and nothing when nothing is due. A due row is locked
@@ -36,6 +38,39 @@ const TELL_DUE = `
     FROM told JOIN vulnerabilities v ON v.id = told.vulnerability_id
    ORDER BY told.clock_base, v.id`;
 
+/**
+ * Reopens the vulnerabilities whose decision has ended: each expiry row locked (SKIP LOCKED) and
+ * deleted, its vulnerability open again without a decision, and its history written, in one
+ * statement; the caller records the events in the same transaction.
+ */
+const EXPIRE_DUE = `
+  WITH due AS (
+    SELECT e.vulnerability_id FROM decision_expiries e
+     WHERE e.expires_at <= now()
+     ORDER BY e.expires_at
+     LIMIT $1
+       FOR UPDATE SKIP LOCKED
+  ), gone AS (
+    DELETE FROM decision_expiries e USING due WHERE e.vulnerability_id = due.vulnerability_id
+    RETURNING e.vulnerability_id
+  ), reopened AS (
+    UPDATE vulnerabilities v SET status = 'open', analysis = NULL, updated_at = now()
+      FROM gone WHERE v.id = gone.vulnerability_id AND v.status = 'accepted'
+    RETURNING v.id, v.severity::text, v.application_id AS "applicationId", v.title, v.created_at AS "createdAt"
+  ), history AS (
+    INSERT INTO vulnerability_changes (vulnerability_id, at, from_status, to_status, source)
+    SELECT id, now(), 'accepted', 'open', 'expiry' FROM reopened
+  )
+  SELECT * FROM reopened ORDER BY "createdAt", id`;
+
+interface Reopened {
+  id: string;
+  severity: string;
+  applicationId: string;
+  title: string;
+  createdAt: Date;
+}
+
 interface Breach {
   id: string;
   severity: string;
@@ -46,7 +81,7 @@ interface Breach {
 }
 
 export interface DeadlineWatcher extends BackgroundWorker {
-  /** One tick: tells every deadline passed; resolves with how many. */
+  /** One tick: reopens every decision ended and tells every deadline passed; resolves with how many in all. */
   runOnce(): Promise<number>;
 }
 
@@ -95,7 +130,51 @@ export function createDeadlineWatcher(deps: {
     }
   }
 
+  /** Reopens up to BATCH vulnerabilities whose decision ended, in one transaction; how many. */
+  async function expireBatch(): Promise<number> {
+    const client = await deps.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<Reopened>(EXPIRE_DUE, [BATCH]);
+      if (rows.length > 0) {
+        await recordEvents(
+          client,
+          rows.map((v) => ({
+            type: "vulnerability.updated" as const,
+            applicationId: v.applicationId,
+            data: {
+              id: v.id,
+              severity: v.severity,
+              applicationId: v.applicationId,
+              title: v.title,
+              createdAt: v.createdAt.toISOString(),
+              status: "open",
+              analysis: null,
+            },
+          })),
+        );
+      }
+      await client.query("COMMIT");
+      return rows.length;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
   async function runOnce(): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const n = await expireBatch();
+      done += n;
+      if (n < BATCH || stopping) break;
+    }
+    return done + (await tellBreaches());
+  }
+
+  async function tellBreaches(): Promise<number> {
     const { rows } = await deps.pool.query<{ document: unknown }>("SELECT document FROM sla_settings");
     const sla: SlaDocument = slaDocumentSchema.parse(rows[0]!.document);
     let told = 0;
@@ -117,7 +196,7 @@ export function createDeadlineWatcher(deps: {
     if (deps.health && !deps.health.available()) return;
     round = runOnce()
       .then((told) => {
-        if (told) deps.log.info({ told }, "remediation deadlines passed");
+        if (told) deps.log.info({ count: told }, "decisions expired and remediation deadlines told");
       })
       .catch((err: unknown) => {
         if (!deps.health?.failed(err)) deps.log.error({ err }, "deadline watcher failed");

@@ -11,6 +11,7 @@ export type SlaState = (typeof SLA_STATES)[number];
 
 /** The states `sla=` filters on: those of a vulnerability still to be fixed. */
 export const SLA_FILTER_STATES = ["on_track", "due_soon", "breached"] as const;
+export type SlaFilterState = (typeof SLA_FILTER_STATES)[number];
 
 const days = z
   .number()

@@ -67,6 +67,8 @@ export interface Analysis extends Decision {
   by: string | null;
   /** ISO 8601 */
   at: string;
+  /** When an accepting decision ends (docs/spec/CONTRACT.md §19): the vulnerability is open again then. */
+  expiresAt?: string;
 }
 
 /** The decision as made by `by` from `source` at `at`, its keys in the order the API writes them. */
@@ -119,5 +121,9 @@ export const analysisViewSchema = z
     source: z.enum(ANALYSIS_SOURCES).describe("A VEX document, or the scanner's report that found it"),
     by: z.string().nullable().describe("The token's subject that sent the VEX, or the scan's triggeredBy"),
     at: z.iso.datetime(),
+    expiresAt: z.iso
+      .datetime()
+      .optional()
+      .describe("When this decision ends and the vulnerability is open again (CONTRACT §19); absent when it does not"),
   })
   .meta({ id: "VulnerabilityAnalysis" });

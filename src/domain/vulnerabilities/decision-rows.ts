@@ -31,6 +31,8 @@ export interface DecisionToWrite {
 export interface DecisionOrigin {
   source: AnalysisSource;
   at: Date;
+  /** When the accepting decisions end (docs/spec/CONTRACT.md §19); none when absent. */
+  expiresAt?: Date;
 }
 
 /** One statement's worth: each vulnerability's new status and analysis, and its event's id, as JSON text. */
@@ -38,10 +40,17 @@ export interface DecisionChunk {
   rows: string;
 }
 
-/** Whether the decision would change the vulnerability (its status or its analysis). */
-export function changes({ target, decision }: DecisionToWrite): boolean {
+/** When the decision would end, if it accepts and the origin gives an end. */
+const expiryOf = (decision: Decision, origin: DecisionOrigin): string | undefined =>
+  STATUS_OF_STATE[decision.state] === "accepted" ? origin.expiresAt?.toISOString() : undefined;
+
+/** Whether the decision would change the vulnerability (its status, its analysis or when it ends). */
+export function changes({ target, decision }: DecisionToWrite, origin: DecisionOrigin): boolean {
+  const analysis = target.analysis as Analysis | null;
   return (
-    target.status !== STATUS_OF_STATE[decision.state] || !sameDecision(target.analysis as Analysis | null, decision)
+    target.status !== STATUS_OF_STATE[decision.state] ||
+    !sameDecision(analysis, decision) ||
+    analysis?.expiresAt !== expiryOf(decision, origin)
   );
 }
 
@@ -53,9 +62,14 @@ export function decisionChunks<D extends DecisionToWrite>(
   decisions: readonly D[],
   origin: DecisionOrigin,
 ): { changed: D[]; chunks: Iterable<DecisionChunk> } {
-  const changed = decisions.filter(changes);
+  const changed = decisions.filter((d) => changes(d, origin));
   return { changed, chunks: chunksMade(changed, origin) };
 }
+
+const withExpiry = (decision: Decision, origin: DecisionOrigin) => {
+  const expiresAt = expiryOf(decision, origin);
+  return expiresAt ? { expiresAt } : {};
+};
 
 function* chunksMade(changed: readonly DecisionToWrite[], origin: DecisionOrigin): Generator<DecisionChunk> {
   const at = origin.at.toISOString();
@@ -65,7 +79,7 @@ function* chunksMade(changed: readonly DecisionToWrite[], origin: DecisionOrigin
       previous: target.status,
       status: STATUS_OF_STATE[decision.state],
       // In the order of the view's keys: the event's data holds this text as it is (decisions.ts).
-      analysis: analysisOfDecision(decision, origin.source, by, at),
+      analysis: { ...analysisOfDecision(decision, origin.source, by, at), ...withExpiry(decision, origin) },
       // Made here, in the order of the rows, as every event's id is (event-rows.ts): the log lists them in that order.
       event: newId(),
     }));

@@ -29,6 +29,7 @@ export async function planVex(
   candidates: readonly Candidate[],
   by: string,
   at: Date,
+  expiresAt?: Date,
 ): Promise<VexPlan> {
   const { decided, matched } = await matchStatements(reading.statements, candidates);
   const decisions = [...decided].map(([target, statement]) => ({
@@ -37,7 +38,7 @@ export async function planVex(
     by,
     statement,
   }));
-  const { changed, chunks } = decisionChunks(decisions, { source: "vex", at });
+  const { changed, chunks } = decisionChunks(decisions, { source: "vex", at, expiresAt });
   const changing = new Set<VexStatement>(changed.map((d) => d.statement));
   return {
     applied: changing.size,

@@ -37,6 +37,8 @@ export interface VexTarget {
   /** Who sent the document: the token's subject. */
   by: string;
   at: Date;
+  /** When its accepting decisions end (docs/spec/CONTRACT.md §19). */
+  expiresAt?: Date;
 }
 
 /**
@@ -56,7 +58,7 @@ const RESTS_WITHIN_MS = 1_500;
 export async function applyVexReading(
   client: pg.ClientBase,
   reading: VexReading,
-  { applicationId, by, at }: VexTarget,
+  { applicationId, by, at, expiresAt }: VexTarget,
   turns = new BulkTurns(),
 ): Promise<VexCounts> {
   const restUntil = performance.now() + RESTS_WITHIN_MS;
@@ -65,7 +67,7 @@ export async function applyVexReading(
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))", [applicationId]);
     const plan = await turns.take(async () => {
       const { rows } = await client.query<Candidate>(CANDIDATES, [applicationId, statementIds(reading)]);
-      return planVex(reading, rows, by, at);
+      return planVex(reading, rows, by, at, expiresAt);
     });
     // Every statement is kept, whatever it matches, then the decisions are written, all taking turns
     // with other callers (resting-writes.ts): Postgres is left free between the chunks. None is

@@ -4,8 +4,8 @@
 // comes before, whichever door the document came through.
 import { requireScope } from "../../auth/scopes.ts";
 import { isForeignKeyViolation } from "../../db/client.ts";
-import type { z } from "zod";
-import { notFound, type FieldError } from "../../errors.ts";
+import { z } from "zod";
+import { invalid, notFound, type FieldError } from "../../errors.ts";
 import { Prisma, type Vulnerability } from "../../generated/prisma/client.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
@@ -36,12 +36,15 @@ export async function applyVex(
   ctx: ServiceContext,
   applicationId: string,
   open: () => Promise<VexDocument>,
+  options: { expiresAt?: unknown } = {},
 ): Promise<VexOutcome> {
   const actor = requireScope(ctx.actor, "vulnerabilities:triage");
+  const at = new Date();
+  const expiresAt = options.expiresAt === undefined ? undefined : expiryOf(options.expiresAt, at);
   await requireApplication(ctx.db, actor, applicationId);
   const document = await open();
   try {
-    const counts = await document.apply({ applicationId, by: actor.sub, at: new Date() });
+    const counts = await document.apply({ applicationId, by: actor.sub, at, ...(expiresAt && { expiresAt }) });
     return { ...counts, errors: document.errors };
   } catch (err) {
     // Deleted while the document was read.
@@ -50,6 +53,19 @@ export async function applyVex(
   } finally {
     document.close();
   }
+}
+
+/** When the document's accepting decisions end (docs/spec/CONTRACT.md §19): a timestamp after `now`. */
+function expiryOf(value: unknown, now: Date): Date {
+  const parsed = z.iso.datetime({ offset: true }).safeParse(value);
+  if (!parsed.success)
+    throw invalid("expiresAt must be a timestamp", [
+      { path: "expiresAt", message: "Must be an ISO 8601 timestamp with a time zone, e.g. 2027-03-01T00:00:00Z" },
+    ]);
+  const expiresAt = new Date(parsed.data);
+  if (expiresAt <= now)
+    throw invalid("expiresAt must be in the future", [{ path: "expiresAt", message: "Must be after now" }]);
+  return expiresAt;
 }
 
 /** A vulnerability with a decision in force, as an export needs it. */

@@ -22,8 +22,7 @@ function filterSql(filter: VulnerabilityFilter): Prisma.Sql {
     filter.severity && Prisma.sql`t.severity::text = ${filter.severity}`,
     filter.status && Prisma.sql`t.status::text = ${filter.status}`,
     filter.tool && Prisma.sql`t.tool = ${filter.tool}`,
-    filter.sla &&
-      Prisma.sql`${Prisma.raw(slaStateSql("(SELECT c.criticality FROM applications c WHERE c.id = a.id)"))} = ${filter.sla}`,
+    filter.sla && Prisma.raw(slaStateSql(filter.sla, "a.id")),
   ].filter((c): c is Prisma.Sql => Boolean(c));
   return conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`TRUE`;
 }
@@ -89,7 +88,7 @@ export function vulnerabilityCounts(ctx: ServiceContext): PerApplicationRead<Vul
     key: "vulnerabilityCounts",
     sql: Prisma.sql`SELECT json_agg(json_build_array(g.severity, g.status, g.n, g.breached)) FROM (
       SELECT t.severity, t.status, count(*) AS n,
-             count(*) FILTER (WHERE ${Prisma.raw(slaStateSql("(SELECT c.criticality FROM applications c WHERE c.id = a.id)"))} = 'breached') AS breached
+             count(*) FILTER (WHERE ${Prisma.raw(slaStateSql("breached", "a.id"))}) AS breached
         FROM vulnerabilities t WHERE t.application_id = a.id GROUP BY t.severity, t.status) g`,
     decode: (value) => {
       const counts = emptyVulnerabilityCounts();

@@ -56,6 +56,12 @@ export const vexRoutes: RouteDefinition[] = [
     scope: "vulnerabilities:triage",
     query: z.object({
       format: formatQuery.optional().describe("The document's format; detected from it when omitted"),
+      expiresAt: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .describe(
+          "When the document's accepting decisions (not_affected, false_positive) end: the vulnerabilities are open again then (extension, CONTRACT §19)",
+        ),
     }),
     body: z
       .looseObject({})
@@ -65,7 +71,10 @@ export const vexRoutes: RouteDefinition[] = [
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
       const format = singleQuery(ctx, "format");
-      ctx.body = await vex.applyVex(svc, ctx.params.id!, () => readVex(ctx, svc, format));
+      const expiresAt = singleQuery(ctx, "expiresAt");
+      ctx.body = await vex.applyVex(svc, ctx.params.id!, () => readVex(ctx, svc, format), {
+        ...(expiresAt !== undefined && { expiresAt }),
+      });
     },
   },
   {

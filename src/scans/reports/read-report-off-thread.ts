@@ -165,8 +165,13 @@ export async function readVexOffThread(bytes: Buffer, format: string | undefined
       close();
       return outcome;
     }
-    const apply = async ({ applicationId, by, at }: VexTarget) => {
-      port.postMessage({ applicationId, by, at: at.getTime() } satisfies VexApplyRequest);
+    const apply = async ({ applicationId, by, at, expiresAt }: VexTarget) => {
+      port.postMessage({
+        applicationId,
+        by,
+        at: at.getTime(),
+        ...(expiresAt && { expiresAt: expiresAt.getTime() }),
+      } satisfies VexApplyRequest);
       const applied = (await nextMessage()) as VexApplyOutcome;
       if (!applied.ok) throw reviveFailure(applied.failure);
       return applied.counts;

@@ -86,6 +86,8 @@ export interface VexApplyRequest {
   applicationId: string;
   by: string;
   at: number;
+  /** When its accepting decisions end, if they do. */
+  expiresAt?: number;
 }
 
 /** An error of the apply, as data (errors do not cross threads with their class or code). */
@@ -119,7 +121,17 @@ async function applyVex(
 ): Promise<VexApplyOutcome> {
   try {
     const counts = await withConnection(databaseUrl, (client) =>
-      applyVexReading(client, reading, { ...request, at: new Date(request.at) }, turns),
+      applyVexReading(
+        client,
+        reading,
+        {
+          applicationId: request.applicationId,
+          by: request.by,
+          at: new Date(request.at),
+          ...(request.expiresAt !== undefined && { expiresAt: new Date(request.expiresAt) }),
+        },
+        turns,
+      ),
     );
     return { ok: true, counts };
   } catch (err) {
