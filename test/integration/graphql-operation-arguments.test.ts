@@ -48,6 +48,8 @@ interface World {
   tool: string;
   /** Before anything in the world was made. */
   since: string;
+  /** A moment a day after the world was made: when its decisions that expire end. */
+  until: string;
   /** A CycloneDX VEX about one of the application's vulnerabilities. */
   vex: Record<string, unknown>;
 }
@@ -67,6 +69,7 @@ async function made(path: string, body: unknown): Promise<string> {
 async function newWorld(count = 1): Promise<World> {
   const tag = `w${++worlds}z`;
   const since = new Date(Date.now() - 1000).toISOString();
+  const until = new Date(Date.now() + 86_400_000).toISOString();
   const ids: Record<string, string> = {};
   for (let i = 0; i < count; i++) {
     const webhook = await made("/webhooks", {
@@ -117,6 +120,7 @@ async function newWorld(count = 1): Promise<World> {
     ids,
     tool: high.tool,
     since,
+    until,
     vex: {
       bomFormat: "CycloneDX",
       specVersion: "1.6",
@@ -156,6 +160,7 @@ function picker(world: World, cursors: Record<string, string> = {}): Pick {
       return cursor;
     }
     if (named === "DateTime") return world.since;
+    if (name === "expiresAt") return world.until;
     if (named === "JSON") return world.vex;
     if (at === "VulnerabilityFilter.tool") return world.tool;
     // What the world's scans left: open vulnerabilities; and a scan that needs no running site.
