@@ -375,3 +375,41 @@ describe("decisions that expire", () => {
     expect(read.body.data.application.vulnerability.analysis.expiresAt).toBe(expiresAt);
   });
 });
+
+describe("the policy condition slaBreached", () => {
+  it("matches only vulnerabilities past their deadline, with the severity threshold", async () => {
+    const app = await scannedApplication();
+    const { critical } = await vulnerabilitiesOf(app);
+    const created = await t.request("POST", "/policies", {
+      body: {
+        name: `late-${app}`,
+        action: "block",
+        conditions: { applicationIds: [app], vulnerabilitySeverity: "high", slaBreached: true },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.conditions).toEqual({
+      applicationIds: [app],
+      vulnerabilitySeverity: "high",
+      slaBreached: true,
+    });
+    const gate = async () => (await t.request("GET", `/applications/${app}/policy-evaluation`)).body;
+    expect((await gate()).decision).toBe("pass");
+    await t.request("PUT", "/sla", { body: { days: { critical: 1e-9 } } });
+    const blocked = await gate();
+    expect(blocked.decision).toBe("block");
+    expect(blocked.violations).toEqual([expect.objectContaining({ vulnerabilityIds: [critical.id] })]);
+    await t.request("DELETE", `/policies/${created.body.id}`);
+  });
+
+  it("is absent from a policy without it, and refused when not a boolean", async () => {
+    const plain = await t.request("POST", "/policies", { body: { name: `plain-${++n}`, action: "monitor" } });
+    expect(plain.body.conditions).toEqual({ applicationIds: null, vulnerabilitySeverity: null });
+    const bad = await t.request("POST", "/policies", {
+      body: { name: `bad-${++n}`, action: "monitor", conditions: { slaBreached: "yes" } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(["conditions.slaBreached"]);
+    await t.request("DELETE", `/policies/${plain.body.id}`);
+  });
+});

@@ -135,3 +135,6 @@ END
 $$;
 CREATE TRIGGER "vulnerabilities_decision_expiry" AFTER INSERT OR UPDATE OF "status", "analysis" ON "vulnerabilities"
   FOR EACH ROW EXECUTE FUNCTION "vulnerability_decision_expiry"();
+
+-- A policy condition (CONTRACT §19): only vulnerabilities past their remediation deadline match.
+ALTER TABLE "policies" ADD COLUMN "sla_breached" BOOLEAN NOT NULL DEFAULT false;

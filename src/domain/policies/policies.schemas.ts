@@ -13,6 +13,8 @@ const applicationIdField = z
 const conditionsSchema = z.strictObject({
   applicationIds: z.array(applicationIdField).nullable().optional(),
   vulnerabilitySeverity: severityField.nullable().optional(),
+  /** Only vulnerabilities past their remediation deadline match (docs/spec/CONTRACT.md §19). */
+  slaBreached: z.boolean().nullable().optional(),
 });
 export type PolicyConditionsInput = z.infer<typeof conditionsSchema>;
 

@@ -26,6 +26,7 @@ function conditionColumns(conditions: PolicyConditionsInput | null | undefined) 
     allApplications: ids == null,
     applicationIds: [...new Set(ids ?? [])],
     vulnerabilitySeverity: conditions?.vulnerabilitySeverity ?? null,
+    slaBreached: conditions?.slaBreached ?? false,
   };
 }
 

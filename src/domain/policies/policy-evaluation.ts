@@ -6,6 +6,7 @@ import type { Policy, PolicyAction, Severity } from "../../generated/prisma/clie
 import { isId } from "../../ids.ts";
 import { requireApplication } from "../applications/require-application.ts";
 import type { ServiceContext } from "../context.ts";
+import { slaEvaluatorOf, type SlaSubject } from "../sla/sla.service.ts";
 import { atLeast } from "../validation.ts";
 
 export type Decision = "pass" | "warn" | "block";
@@ -26,9 +27,19 @@ export interface PolicyEvaluation {
 
 type ApplicablePolicy = Pick<
   Policy,
-  "id" | "name" | "action" | "vulnerabilitySeverity" | "allApplications" | "applicationIds"
+  "id" | "name" | "action" | "vulnerabilitySeverity" | "slaBreached" | "allApplications" | "applicationIds"
 >;
-type LiveVulnerability = { id: string; severity: Severity };
+type LiveVulnerability = { id: string; severity: Severity; breached: boolean };
+
+/** What the live vulnerabilities are read with: what their SLA state is computed from. */
+const LIVE = {
+  id: true,
+  severity: true,
+  status: true,
+  slaClockBase: true,
+  resolvedAt: true,
+  applicationId: true,
+} as const;
 
 const appliesTo = (policy: ApplicablePolicy, applicationId: string) =>
   policy.allApplications || policy.applicationIds.includes(applicationId);
@@ -44,7 +55,9 @@ function judge(
   for (const policy of policies) {
     if (!appliesTo(policy, applicationId)) continue;
     const threshold = policy.vulnerabilitySeverity;
-    const matching = vulnerabilities.filter((v) => !threshold || atLeast(v.severity, threshold)).map((v) => v.id);
+    const matching = vulnerabilities
+      .filter((v) => (!threshold || atLeast(v.severity, threshold)) && (!policy.slaBreached || v.breached))
+      .map((v) => v.id);
     if (matching.length === 0) continue;
     if (policy.action === "allow") allowMatches = true;
     else
@@ -61,6 +74,21 @@ function judge(
   return { applicationId, decision, violations };
 }
 
+/**
+ * The vulnerabilities with whether each is past its deadline: computed (the SLA and the
+ * applications' criticalities read) only when a policy asks (`slaBreached`).
+ */
+async function withBreaches<V extends SlaSubject & { id: string }>(
+  db: Db | Tx,
+  policies: readonly ApplicablePolicy[],
+  vulnerabilities: readonly V[],
+): Promise<(V & { breached: boolean })[]> {
+  if (!policies.some((p) => p.slaBreached) || vulnerabilities.length === 0)
+    return vulnerabilities.map((v) => ({ ...v, breached: false }));
+  const slaOf = await slaEvaluatorOf(db, [...new Set(vulnerabilities.map((v) => v.applicationId))]);
+  return vulnerabilities.map((v) => ({ ...v, breached: slaOf(v).state === "breached" }));
+}
+
 const POLICY_ORDER = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
 /** Evaluates every policy that applies to the application against its live vulnerabilities. */
@@ -72,10 +100,10 @@ export async function evaluatePolicies(db: Db | Tx, applicationId: string): Prom
   });
   const vulnerabilities = await db.vulnerability.findMany({
     where: { applicationId, status: { in: ["open", "in_progress"] } },
-    select: { id: true, severity: true },
+    select: LIVE,
     orderBy: { id: "asc" },
   });
-  return judge(applicationId, policies, vulnerabilities);
+  return judge(applicationId, policies, await withBreaches(db, policies, vulnerabilities));
 }
 
 /**
@@ -97,12 +125,12 @@ export async function getPolicyEvaluations(
     }),
     ctx.db.vulnerability.findMany({
       where: { applicationId: { in: ids }, status: { in: ["open", "in_progress"] } },
-      select: { id: true, severity: true, applicationId: true },
+      select: LIVE,
       orderBy: { id: "asc" },
     }),
   ]);
   const live = new Map<string, LiveVulnerability[]>(ids.map((id) => [id, []]));
-  for (const v of vulnerabilities) live.get(v.applicationId)?.push(v);
+  for (const v of await withBreaches(ctx.db, policies, vulnerabilities)) live.get(v.applicationId)?.push(v);
   return new Map(ids.map((id) => [id, judge(id, policies, live.get(id)!)]));
 }
 

@@ -16,6 +16,10 @@ export const policyViewSchema = z
         .nullable()
         .describe("Applications the policy applies to; null means every application, [] none"),
       vulnerabilitySeverity: severityField.nullable().describe("Minimum severity; null means any"),
+      slaBreached: z
+        .literal(true)
+        .optional()
+        .describe("Only vulnerabilities past their remediation deadline match (extension, CONTRACT §19); absent: any"),
     }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
@@ -31,6 +35,7 @@ export const toPolicyView = (p: Policy): PolicyView => ({
   conditions: {
     applicationIds: p.allApplications ? null : p.applicationIds,
     vulnerabilitySeverity: p.vulnerabilitySeverity,
+    ...(p.slaBreached && { slaBreached: true as const }),
   },
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),

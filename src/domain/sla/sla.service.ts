@@ -3,7 +3,7 @@
 // application is, §17), and what the vulnerabilities' `sla` is computed with.
 import type pg from "pg";
 import { requireScope } from "../../auth/scopes.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db, Tx } from "../../db/client.ts";
 import { outsideTeams } from "../../errors.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
@@ -15,7 +15,7 @@ import { slaDocumentSchema, type SlaDocument, type SlaView } from "./sla.schemas
 const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 
 /** The SLA in force (its document, parsed again so that a default added later fills it in). */
-export async function readSla(db: Db): Promise<SlaDocument> {
+export async function readSla(db: Db | Tx): Promise<SlaDocument> {
   const row = await db.slaSettings.findUniqueOrThrow({ where: { id: true } });
   return slaDocumentSchema.parse(row.document);
 }
@@ -67,6 +67,24 @@ const REARM = `
 
 /** A vulnerability with what its SLA is computed from: its application's criticality. */
 export type SlaSubject = SlaClock & { applicationId: string };
+
+/**
+ * The same through Prisma, inside the caller's transaction when it has one (the policy gate, which
+ * a scan's completion evaluates in its transaction), as of now.
+ */
+export async function slaEvaluatorOf(
+  db: Db | Tx,
+  applicationIds: readonly string[],
+): Promise<(v: SlaSubject) => SlaView> {
+  const sla = await readSla(db);
+  const applications = await db.application.findMany({
+    where: { id: { in: [...applicationIds] } },
+    select: { id: true, criticality: true },
+  });
+  const criticalities = new Map(applications.map((a) => [a.id, a.criticality]));
+  const now = new Date();
+  return (v) => slaOf(v, criticalities.get(v.applicationId) ?? "medium", sla, now);
+}
 
 /**
  * What gives each vulnerability of the applications `applicationIds` its `sla`, as of now: the SLA

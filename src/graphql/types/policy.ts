@@ -7,7 +7,9 @@ import { restShaped } from "../inputs.ts";
 import { PolicyActionEnum, SeverityEnum } from "./enums.ts";
 
 const PolicyConditions = builder
-  .objectRef<{ applicationIds: string[] | null; vulnerabilitySeverity: string | null }>("PolicyConditions")
+  .objectRef<{ applicationIds: string[] | null; vulnerabilitySeverity: string | null; slaBreached?: true }>(
+    "PolicyConditions",
+  )
   .implement({
     fields: (t) => ({
       applicationIds: t.exposeIDList("applicationIds", {
@@ -19,6 +21,11 @@ const PolicyConditions = builder
         nullable: true,
         description: "Minimum severity; null means any",
         resolve: (c) => c.vulnerabilitySeverity as never,
+      }),
+      slaBreached: t.boolean({
+        nullable: true,
+        description: "True: only vulnerabilities past their remediation deadline match; null: any",
+        resolve: (c) => c.slaBreached ?? null,
       }),
     }),
   });
@@ -33,6 +40,7 @@ export const PolicyRef = builder.prismaObject("Policy", {
       resolve: (p) => ({
         applicationIds: p.allApplications ? null : p.applicationIds,
         vulnerabilitySeverity: p.vulnerabilitySeverity,
+        ...(p.slaBreached && { slaBreached: true as const }),
       }),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -46,6 +54,10 @@ const PolicyConditionsInput = builder.inputType("PolicyConditionsInput", {
   fields: (t) => ({
     applicationIds: t.idList({ required: false, description: "Absent or null: every application; []: none" }),
     vulnerabilitySeverity: t.field({ type: SeverityEnum, required: false }),
+    slaBreached: t.boolean({
+      required: false,
+      description: "True: only vulnerabilities past their remediation deadline match",
+    }),
   }),
 });
 
