@@ -8,6 +8,7 @@ import "./types/vulnerability.ts";
 import "./types/vulnerability-triage.ts";
 import "./types/vulnerability-trend.ts";
 import "./types/sla.ts";
+import "./types/remediation-metrics.ts";
 import "./types/policy.ts";
 import "./types/policy-evaluation.ts";
 import "./types/webhook.ts";

@@ -159,6 +159,7 @@ function picker(world: World, cursors: Record<string, string> = {}): Pick {
       if (!cursor) throw new Error(`No cursor for ${at}`);
       return cursor;
     }
+    if (at.endsWith("remediationMetrics.to")) return world.until; // a period: after `from`
     if (named === "DateTime") return world.since;
     if (name === "expiresAt") return world.until;
     if (named === "JSON") return world.vex;
