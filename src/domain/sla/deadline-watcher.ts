@@ -1,15 +1,17 @@
-// The deadlines of docs/spec/CONTRACT.md §19, each acted on within a tick of passing, exactly once: a
-// remediation deadline is told as `vulnerability.sla_breached`, and an accepting decision that
-// expires reopens its vulnerability (history source `expiry`, `vulnerability.updated`; the SLA clock
-// resumes by the vulnerabilities' trigger). Remediation deadlines: The deadlines still to tell are the rows of
-// sla_deadlines (kept by the vulnerabilities' trigger, migration 20261202120000_sla), indexed by
-// severity, criticality and clock; each of the 16 pairs has one number of days, so a tick reads
-// exactly the due rows of each off the index, and nothing when nothing is due. A due row is locked
-// (SKIP LOCKED: instances share the work, none waits), deleted, and its event recorded in the same
-// transaction: told once, whatever the instances and restarts.
+// The deadlines of docs/spec/CONTRACT.md §19, each acted on within a tick of passing, exactly once: an
+// accepting decision that expires reopens its vulnerability (history source `expiry`,
+// `vulnerability.updated`; the SLA clock resumes by the vulnerabilities' trigger), and a remediation
+// deadline is told as `vulnerability.sla_breached`. Each deadline still to act on is a row
+// (decision_expiries, sla_deadlines), kept by the vulnerabilities' triggers (migration
+// 20261202120000_sla). sla_deadlines is indexed by severity, criticality and clock, and each of the 16
+// pairs has one number of days, so a tick reads exactly the due rows of each off the index, and
+// nothing when nothing is due. A due row is locked (SKIP LOCKED: instances share the work, none
+// waits), deleted, and its change and event written in the same transaction: once, whatever the
+// instances and restarts.
 import type pg from "pg";
 import type { BackgroundWorker } from "../../background-worker.ts";
 import type { DatabaseHealth } from "../../db/database-health.ts";
+import { inTransaction } from "../../db/pg-transaction.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import type { Logger } from "../../log.ts";
 import { CRITICALITIES } from "../applications/applications.schemas.ts";
@@ -97,72 +99,60 @@ export function createDeadlineWatcher(deps: {
   let round: Promise<unknown> | undefined;
   let stopping = false;
 
-  /** Tells up to BATCH breaches of one pair in one transaction; how many. */
-  async function tellBatch(severity: string, criticality: string, ms: number): Promise<number> {
+  /** Runs `work` in a transaction on a connection of its own; answers how many rows it acted on. */
+  async function batch(work: (client: pg.PoolClient) => Promise<number>): Promise<number> {
     const client = await deps.pool.connect();
     try {
-      await client.query("BEGIN");
-      const { rows } = await client.query<Breach>(TELL_DUE, [severity, criticality, ms, BATCH]);
-      if (rows.length > 0) {
-        await recordEvents(
-          client,
-          rows.map((b) => ({
-            type: "vulnerability.sla_breached" as const,
-            applicationId: b.applicationId,
-            data: {
-              id: b.id,
-              severity: b.severity,
-              applicationId: b.applicationId,
-              title: b.title,
-              createdAt: b.createdAt.toISOString(),
-              dueAt: b.dueAt.toISOString(),
-            },
-          })),
-        );
-      }
-      await client.query("COMMIT");
-      return rows.length;
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
+      return await inTransaction(client, () => work(client));
     } finally {
       client.release();
     }
   }
 
-  /** Reopens up to BATCH vulnerabilities whose decision ended, in one transaction; how many. */
-  async function expireBatch(): Promise<number> {
-    const client = await deps.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const { rows } = await client.query<Reopened>(EXPIRE_DUE, [BATCH]);
-      if (rows.length > 0) {
-        await recordEvents(
-          client,
-          rows.map((v) => ({
-            type: "vulnerability.updated" as const,
-            applicationId: v.applicationId,
-            data: {
-              id: v.id,
-              severity: v.severity,
-              applicationId: v.applicationId,
-              title: v.title,
-              createdAt: v.createdAt.toISOString(),
-              status: "open",
-              analysis: null,
-            },
-          })),
-        );
-      }
-      await client.query("COMMIT");
+  /** Tells up to BATCH breaches of one pair in one transaction; how many. */
+  const tellBatch = (severity: string, criticality: string, ms: number) =>
+    batch(async (client) => {
+      const { rows } = await client.query<Breach>(TELL_DUE, [severity, criticality, ms, BATCH]);
+      await recordEvents(
+        client,
+        rows.map((b) => ({
+          type: "vulnerability.sla_breached" as const,
+          applicationId: b.applicationId,
+          data: {
+            id: b.id,
+            severity: b.severity,
+            applicationId: b.applicationId,
+            title: b.title,
+            createdAt: b.createdAt.toISOString(),
+            dueAt: b.dueAt.toISOString(),
+          },
+        })),
+      );
       return rows.length;
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
+    });
+
+  /** Reopens up to BATCH vulnerabilities whose decision ended, in one transaction; how many. */
+  const expireBatch = () =>
+    batch(async (client) => {
+      const { rows } = await client.query<Reopened>(EXPIRE_DUE, [BATCH]);
+      await recordEvents(
+        client,
+        rows.map((v) => ({
+          type: "vulnerability.updated" as const,
+          applicationId: v.applicationId,
+          data: {
+            id: v.id,
+            severity: v.severity,
+            applicationId: v.applicationId,
+            title: v.title,
+            createdAt: v.createdAt.toISOString(),
+            status: "open",
+            analysis: null,
+          },
+        })),
+      );
+      return rows.length;
+    });
 
   async function runOnce(): Promise<number> {
     let done = 0;
