@@ -8,6 +8,7 @@
 // nothing when nothing is due. A due row is locked (SKIP LOCKED: instances share the work, none
 // waits), deleted, and its change and event written in the same transaction: once, whatever the
 // instances and restarts.
+import { severityField } from "../validation.ts";
 import type pg from "pg";
 import type { BackgroundWorker } from "../../background-worker.ts";
 import type { DatabaseHealth } from "../../db/database-health.ts";
@@ -19,7 +20,7 @@ import { slaDays, slaMilliseconds } from "./sla-clock.ts";
 import { slaDocumentSchema, type SlaDocument } from "./sla.schemas.ts";
 
 export const DEADLINE_WATCHER_NAME = "deadline-watcher";
-const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+const SEVERITIES = severityField.options;
 /** Breaches told per transaction. */
 const BATCH = 1_000;
 

@@ -10,12 +10,12 @@ import { invalid, notFound } from "../../errors.ts";
 import { isId } from "../../ids.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
-import { parseInput } from "../validation.ts";
+import { parseInput, severityField } from "../validation.ts";
 import { slaStateSql } from "./sla-sql.ts";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 90;
-const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+const SEVERITIES = severityField.options;
 type Severity = (typeof SEVERITIES)[number];
 
 /** The age bins of open vulnerabilities, in whole days on the clock. */

@@ -3,9 +3,10 @@
 // application (one per severity, and the due-soon window) are read once per statement and
 // application, as one small object: an uncorrelated subquery there, which Postgres evaluates once
 // (an InitPlan), so each row costs a lookup and a comparison, not a function call.
+import { severityField } from "../validation.ts";
 import type { SlaFilterState } from "./sla.schemas.ts";
 
-const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+const SEVERITIES = severityField.options;
 
 const daysMs = (path: string) => `floor(86400000 * (${path})::double precision)::bigint`;
 

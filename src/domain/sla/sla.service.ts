@@ -7,12 +7,12 @@ import type { Db, Tx } from "../../db/client.ts";
 import { outsideTeams } from "../../errors.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
-import { parseInput } from "../validation.ts";
+import { parseInput, severityField } from "../validation.ts";
 import { CRITICALITIES } from "../applications/applications.schemas.ts";
 import { slaDays, slaMilliseconds, slaOf, type SlaClock } from "./sla-clock.ts";
 import { slaDocumentSchema, type SlaDocument, type SlaView } from "./sla.schemas.ts";
 
-const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+const SEVERITIES = severityField.options;
 
 /** The SLA in force (its document, parsed again so that a default added later fills it in). */
 export async function readSla(db: Db | Tx): Promise<SlaDocument> {
@@ -69,8 +69,9 @@ const REARM = `
 export type SlaSubject = SlaClock & { applicationId: string };
 
 /**
- * The same through Prisma, inside the caller's transaction when it has one (the policy gate, which
- * a scan's completion evaluates in its transaction), as of now.
+ * What gives each vulnerability of the applications `applicationIds` its `sla`, as of now, read
+ * through Prisma: inside the caller's transaction when it has one (the policy gate, which a scan's
+ * completion evaluates in its transaction).
  */
 export async function slaEvaluatorOf(
   db: Db | Tx,
@@ -86,10 +87,7 @@ export async function slaEvaluatorOf(
   return (v) => slaOf(v, criticalities.get(v.applicationId) ?? "medium", sla, now);
 }
 
-/**
- * What gives each vulnerability of the applications `applicationIds` its `sla`, as of now: the SLA
- * and the applications' criticalities, read in one statement.
- */
+/** The same through pg, the SLA and the applications' criticalities read in one statement (the REST reads). */
 export async function slaEvaluator(
   pool: pg.Pool,
   applicationIds: readonly string[],
