@@ -36,7 +36,9 @@ export interface HttpAppDeps {
 export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   const koa = new Koa();
   koa.silent = true;
-  const router = new Router();
+  // Paths match exactly as declared: /Metrics or /applications/ is no other name for a route (a proxy rule
+  // keeping /metrics internal is not bypassed by its case).
+  const router = new Router({ sensitive: true, strict: true });
   mountRoutes(router, deps.routes, deps.serviceContext, deps.health);
 
   koa.use(securityHeaders());
