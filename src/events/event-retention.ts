@@ -9,6 +9,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import type { BackgroundWorker } from "../background-worker.ts";
+import { periodicRounds } from "../periodic-rounds.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import type { Logger } from "../log.ts";
 import { AUDIT_EVENT_TYPES } from "./catalog.ts";
@@ -123,9 +124,17 @@ export function createEventRetention(deps: {
   const intervalMs = deps.intervalMs ?? 60_000;
   const batchSize = deps.batchSize ?? BATCH;
   const auditDays = Math.max(deps.auditRetentionDays ?? deps.retentionDays, deps.retentionDays);
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<unknown> | undefined;
-  let stopping = false;
+  const rounds = periodicRounds({
+    name: EVENT_RETENTION_NAME,
+    intervalMs,
+    log: deps.log,
+    health: deps.health,
+    failure: "event retention failed",
+    round: async () => {
+      const deleted = await runOnce();
+      if (deleted) deps.log.info({ deleted, retentionDays: deps.retentionDays }, "expired events deleted");
+    },
+  });
 
   async function runOnce(): Promise<number> {
     let deleted = (await deps.pool.query(SWEEP, [batchSize])).rowCount ?? 0;
@@ -135,7 +144,7 @@ export function createEventRetention(deps: {
         deps.retentionDays,
       ]);
       deleted += Number(rows[0]!.deleted);
-      if (Number(rows[0]!.expired) < batchSize || stopping) break;
+      if (Number(rows[0]!.expired) < batchSize || rounds.stopping) break;
       await delay(PAUSE_MS);
     }
     for (;;) {
@@ -144,39 +153,10 @@ export function createEventRetention(deps: {
         auditDays,
       ]);
       deleted += Number(rows[0]!.deleted);
-      if (Number(rows[0]!.expired) < batchSize || stopping) return deleted;
+      if (Number(rows[0]!.expired) < batchSize || rounds.stopping) return deleted;
       await delay(PAUSE_MS);
     }
   }
 
-  function tick(): void {
-    if (round || stopping) return;
-    if (deps.health && !deps.health.available()) return; // the next tick after it is back
-    round = runOnce()
-      .then((deleted) => {
-        if (deleted) deps.log.info({ deleted, retentionDays: deps.retentionDays }, "expired events deleted");
-      })
-      .catch((err: unknown) => {
-        if (!deps.health?.failed(err)) deps.log.error({ err }, "event retention failed");
-      })
-      .finally(() => {
-        round = undefined;
-      });
-  }
-
-  return {
-    name: EVENT_RETENTION_NAME,
-    runOnce,
-    start() {
-      stopping = false;
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-      tick();
-    },
-    async stop() {
-      stopping = true;
-      clearInterval(timer);
-      await round;
-    },
-  };
+  return { name: EVENT_RETENTION_NAME, runOnce, start: () => rounds.start(), stop: () => rounds.stop() };
 }

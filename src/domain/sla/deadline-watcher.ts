@@ -11,6 +11,7 @@
 import { severityField } from "../validation.ts";
 import type pg from "pg";
 import type { BackgroundWorker } from "../../background-worker.ts";
+import { periodicRounds } from "../../periodic-rounds.ts";
 import type { DatabaseHealth } from "../../db/database-health.ts";
 import { inTransaction } from "../../db/pg-transaction.ts";
 import { recordEvents } from "../../events/outbox.ts";
@@ -95,10 +96,17 @@ export function createDeadlineWatcher(deps: {
   /** Between ticks: a deadline is told at most this long after it passed (plus a tick's time). */
   intervalMs?: number;
 }): DeadlineWatcher {
-  const intervalMs = deps.intervalMs ?? 15_000;
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<unknown> | undefined;
-  let stopping = false;
+  const rounds = periodicRounds({
+    name: DEADLINE_WATCHER_NAME,
+    intervalMs: deps.intervalMs ?? 15_000,
+    log: deps.log,
+    health: deps.health,
+    failure: "deadline watcher failed",
+    round: async () => {
+      const done = await runOnce();
+      if (done) deps.log.info({ count: done }, "decisions expired and remediation deadlines told");
+    },
+  });
 
   /** Runs `work` in a transaction on a connection of its own; answers how many rows it acted on. */
   async function batch(work: (client: pg.PoolClient) => Promise<number>): Promise<number> {
@@ -160,7 +168,7 @@ export function createDeadlineWatcher(deps: {
     for (;;) {
       const n = await expireBatch();
       done += n;
-      if (n < BATCH || stopping) break;
+      if (n < BATCH || rounds.stopping) break;
     }
     return done + (await tellBreaches());
   }
@@ -175,41 +183,12 @@ export function createDeadlineWatcher(deps: {
         for (;;) {
           const n = await tellBatch(severity, criticality, ms);
           told += n;
-          if (n < BATCH || stopping) break;
+          if (n < BATCH || rounds.stopping) break;
         }
       }
     }
     return told;
   }
 
-  function tick(): void {
-    if (round || stopping) return;
-    if (deps.health && !deps.health.available()) return;
-    round = runOnce()
-      .then((told) => {
-        if (told) deps.log.info({ count: told }, "decisions expired and remediation deadlines told");
-      })
-      .catch((err: unknown) => {
-        if (!deps.health?.failed(err)) deps.log.error({ err }, "deadline watcher failed");
-      })
-      .finally(() => {
-        round = undefined;
-      });
-  }
-
-  return {
-    name: DEADLINE_WATCHER_NAME,
-    runOnce,
-    start() {
-      stopping = false;
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-      tick();
-    },
-    async stop() {
-      stopping = true;
-      clearInterval(timer);
-      await round;
-    },
-  };
+  return { name: DEADLINE_WATCHER_NAME, runOnce, start: () => rounds.start(), stop: () => rounds.stop() };
 }
