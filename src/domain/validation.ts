@@ -127,6 +127,14 @@ export const httpUrlField = z
   .meta({ format: "uri" });
 
 export const severityField = z.enum(["low", "medium", "high", "critical"]);
+
+/** An instant of a query: ISO 8601 text with a time zone (REST), or already a date (GraphQL's DateTime). */
+export const instantField = z.union([
+  z.date(),
+  z.iso
+    .datetime({ offset: true, error: "Must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" })
+    .transform((s) => new Date(s)),
+]);
 export type Severity = z.infer<typeof severityField>;
 
 /** Severities from least to most severe: the one order policies and subscriptions compare by. */

@@ -10,7 +10,7 @@ import { invalid, notFound } from "../../errors.ts";
 import { isId } from "../../ids.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
-import { parseInput, severityField } from "../validation.ts";
+import { instantField as instant, parseInput, severityField } from "../validation.ts";
 import { slaStateSql } from "./sla-sql.ts";
 
 const DAY_MS = 86_400_000;
@@ -26,13 +26,6 @@ export const AGE_BINS = [
   { fromDays: 91, toDays: 180 },
   { fromDays: 181, toDays: null },
 ] as const;
-
-const instant = z.union([
-  z.date(),
-  z.iso
-    .datetime({ offset: true, error: "Must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" })
-    .transform((s) => new Date(s)),
-]);
 
 export const remediationQuerySchema = z.strictObject({
   from: instant.optional().describe(`Start of the period; default ${DEFAULT_DAYS} days before \`to\``),
