@@ -255,6 +255,26 @@ describe("vulnerability.sla_breached", () => {
     expect(await breachesOf(app)).toHaveLength(2);
   });
 
+  it("is told by the days in force: a change of the SLA under way is waited for, not raced", async () => {
+    const app = await scannedApplication("medium", [CRITICAL]);
+    await t.request("PUT", "/sla", { body: { days: { critical: 1e-9 } } });
+    // A change of the SLA in its transaction, not yet committed, when the watcher's tick begins.
+    const change = await t.app.db.pool.connect();
+    try {
+      await change.query("BEGIN");
+      await change.query("SELECT document FROM sla_settings FOR UPDATE");
+      const tick = watcher().runOnce();
+      await sleep(300);
+      await change.query(`UPDATE sla_settings SET document = jsonb_set(document, '{days,critical}', '30')`);
+      await change.query("COMMIT");
+      expect(await tick).toBe(0);
+    } finally {
+      change.release();
+    }
+    expect(await breachesOf(app)).toEqual([]);
+    expect((await vulnerabilitiesOf(app)).critical.sla.state).toBe("on_track");
+  });
+
   it("follows its application's criticality: a change of it moves the deadline", async () => {
     const app = await scannedApplication("medium", [CRITICAL]);
     await t.request("PUT", "/sla", { body: { byCriticality: { critical: { critical: 1e-9 } } } });

@@ -8,7 +8,6 @@
 // nothing when nothing is due. A due row is locked (SKIP LOCKED: instances share the work, none
 // waits), deleted, and its change and event written in the same transaction: once, whatever the
 // instances and restarts.
-import { severityField } from "../validation.ts";
 import type pg from "pg";
 import type { BackgroundWorker } from "../../background-worker.ts";
 import { periodicRounds } from "../../periodic-rounds.ts";
@@ -17,6 +16,7 @@ import { inTransaction } from "../../db/pg-transaction.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import type { Logger } from "../../log.ts";
 import { CRITICALITIES } from "../applications/applications.schemas.ts";
+import { severityField, type Severity } from "../validation.ts";
 import { slaDays, slaMilliseconds } from "./sla-clock.ts";
 import { slaDocumentSchema, type SlaDocument } from "./sla.schemas.ts";
 
@@ -118,9 +118,18 @@ export function createDeadlineWatcher(deps: {
     }
   }
 
-  /** Tells up to BATCH breaches of one pair in one transaction; how many. */
-  const tellBatch = (severity: string, criticality: string, ms: number) =>
+  /**
+   * Tells up to BATCH breaches of one pair in one transaction; how many. The SLA is read there and
+   * held (FOR SHARE) until it commits, so that a `PUT /sla` waits for it, and its re-arming sees
+   * what it told: no deadline is told by days no longer in force.
+   */
+  const tellBatch = (severity: Severity, criticality: (typeof CRITICALITIES)[number]) =>
     batch(async (client) => {
+      const { rows: settings } = await client.query<{ document: unknown }>(
+        "SELECT document FROM sla_settings FOR SHARE",
+      );
+      const sla: SlaDocument = slaDocumentSchema.parse(settings[0]!.document);
+      const ms = slaMilliseconds(slaDays(sla, severity, criticality));
       const { rows } = await client.query<Breach>(TELL_DUE, [severity, criticality, ms, BATCH]);
       await recordEvents(
         client,
@@ -174,14 +183,11 @@ export function createDeadlineWatcher(deps: {
   }
 
   async function tellBreaches(): Promise<number> {
-    const { rows } = await deps.pool.query<{ document: unknown }>("SELECT document FROM sla_settings");
-    const sla: SlaDocument = slaDocumentSchema.parse(rows[0]!.document);
     let told = 0;
     for (const severity of SEVERITIES) {
       for (const criticality of CRITICALITIES) {
-        const ms = slaMilliseconds(slaDays(sla, severity, criticality));
         for (;;) {
-          const n = await tellBatch(severity, criticality, ms);
+          const n = await tellBatch(severity, criticality);
           told += n;
           if (n < BATCH || rounds.stopping) break;
         }
