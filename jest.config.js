@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 // would take the file names given after it for more project names.
 
 /** The integration tests that start the compiled service or agent; the others run from the sources. */
-const COMPILED = ["body-limits", "scan-agent", "webhook-crash"];
+const COMPILED = ["body-limits", "deadline-crash", "scan-agent", "webhook-crash"];
 
 const base = {
   rootDir: import.meta.dirname,
