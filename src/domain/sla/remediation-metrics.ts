@@ -11,7 +11,6 @@ import { isId } from "../../ids.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
 import { instantField as instant, parseInput, severityField } from "../validation.ts";
-import { slaStateSql } from "./sla-sql.ts";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 90;
@@ -51,18 +50,30 @@ export interface RemediationMetrics {
 }
 
 const scopeSql = `
-  SELECT v.id, v.severity, v.status, v.sla_clock_base, v.application_id, a.criticality
+  SELECT v.id, v.severity, v.status, v.sla_clock_base, a.criticality
     FROM vulnerabilities v JOIN applications a ON a.id = v.application_id
    WHERE ($1::uuid IS NULL OR v.application_id = $1::uuid)
      AND ($2::text IS NULL OR a.owner = $2::text)
      AND ($3::text[] IS NULL OR a.owner = ANY($3::text[]))`;
 
+/** Each pair of severity and criticality with its deadline's length in milliseconds, by the SLA in force. */
+const LENGTHS = `
+  SELECT c.criticality, s.severity,
+         floor(86400000 * coalesce(
+           (st.document -> 'byCriticality' -> c.criticality::text ->> s.severity::text)::double precision,
+           (st.document -> 'days' ->> s.severity::text)::double precision))::bigint AS ms
+    FROM sla_settings st
+   CROSS JOIN unnest(enum_range(NULL::"Criticality")) AS c(criticality)
+   CROSS JOIN unnest(enum_range(NULL::"Severity")) AS s(severity)`;
+
 /**
- * Each resolution in the period: the days from its cycle's start, and whether it came before the
- * deadline (the cycle's start, plus its time accepted before the resolution, plus the SLA's days).
+ * Per severity, the resolutions in the period: how many, the median and 90th percentile of the days
+ * from their cycle's start (interpolated), and how many came before the deadline (the cycle's
+ * start, plus its time accepted before the resolution, plus the SLA's days).
  */
 const RESOLUTIONS = `
   WITH scope AS MATERIALIZED (${scopeSql}),
+  lengths AS (${LENGTHS}),
   changes AS (
     SELECT c.vulnerability_id, c.id, c.at, c.from_status, c.to_status,
            lead(c.at) OVER (PARTITION BY c.vulnerability_id ORDER BY c.id) AS next_at,
@@ -76,31 +87,38 @@ const RESOLUTIONS = `
              OVER (PARTITION BY vulnerability_id, cycle ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
              interval '0') AS paused
       FROM changes
+  ),
+  resolutions AS (
+    SELECT s.severity,
+           (extract(epoch FROM (r.at - r.cycle_start)) * 1000)::double precision / ${DAY_MS} AS days,
+           r.at < r.cycle_start + r.paused + l.ms * interval '1 millisecond' AS within
+      FROM cycles r JOIN scope s ON s.id = r.vulnerability_id
+      JOIN lengths l ON l.severity = s.severity AND l.criticality = s.criticality
+     WHERE r.to_status = 'resolved' AND r.at >= $4::timestamptz AND r.at < $5::timestamptz
   )
-  SELECT s.severity::text AS severity,
-         extract(epoch FROM (r.at - r.cycle_start)) * 1000 AS ms,
-         r.at < r.cycle_start + r.paused + floor(86400000 * coalesce(
-           (st.document -> 'byCriticality' -> s.criticality::text ->> s.severity::text)::double precision,
-           (st.document -> 'days' ->> s.severity::text)::double precision)) * interval '1 millisecond' AS within
-    FROM cycles r JOIN scope s ON s.id = r.vulnerability_id CROSS JOIN sla_settings st
-   WHERE r.to_status = 'resolved' AND r.at >= $4::timestamptz AND r.at < $5::timestamptz`;
+  SELECT severity::text AS severity, count(*)::int AS resolved,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY days) AS median,
+         percentile_cont(0.9) WITHIN GROUP (ORDER BY days) AS p90,
+         count(*) FILTER (WHERE within)::int AS within
+    FROM resolutions GROUP BY severity`;
 
-/** Now: the open and in-progress ones by whole days on the clock, and whether each is breached. */
+/** The bin of AGE_BINS a whole number of days `days` (SQL) falls in, by its index. */
+const ageBinSql = (days: string) =>
+  `CASE ${AGE_BINS.slice(0, -1)
+    .map((bin, i) => `WHEN ${days} <= ${bin.toDays} THEN ${i}`)
+    .join(" ")} ELSE ${AGE_BINS.length - 1} END`;
+
+/** Now, per severity and age bin (whole days on the clock): the open and in-progress ones, and those breached. */
 const OPEN = `
-  WITH t AS MATERIALIZED (${scopeSql})
+  WITH t AS (${scopeSql}),
+  lengths AS (${LENGTHS})
   SELECT t.severity::text AS severity,
-         floor(extract(epoch FROM (now() - t.sla_clock_base)) / 86400)::int AS days,
-         ${slaStateSql("breached", "t.application_id")} AS breached
-    FROM t WHERE t.status IN ('open', 'in_progress')`;
-
-/** The value below which a share `q` of the sorted values lie, interpolated (as percentile_cont). */
-function percentile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  const at = (sorted.length - 1) * q;
-  const below = Math.floor(at);
-  const above = Math.min(below + 1, sorted.length - 1);
-  return sorted[below]! + (sorted[above]! - sorted[below]!) * (at - below);
-}
+         ${ageBinSql("floor(extract(epoch FROM (now() - t.sla_clock_base)) / 86400)")} AS bin,
+         count(*)::int AS count,
+         count(*) FILTER (WHERE now() >= t.sla_clock_base + l.ms * interval '1 millisecond')::int AS breached
+    FROM t JOIN lengths l ON l.severity = t.severity AND l.criticality = t.criticality
+   WHERE t.status IN ('open', 'in_progress')
+   GROUP BY 1, 2`;
 
 export async function remediationMetrics(
   ctx: ServiceContext,
@@ -127,23 +145,25 @@ export async function remediationMetrics(
     if (!rowCount) throw notFound("Application");
   }
   const [resolutions, open] = await Promise.all([
-    ctx.pool.query<{ severity: Severity; ms: string; within: boolean }>(RESOLUTIONS, [...values, from, to]),
-    ctx.pool.query<{ severity: Severity; days: number; breached: boolean }>(OPEN, values),
+    ctx.pool.query<{ severity: Severity; resolved: number; median: number | null; p90: number | null; within: number }>(
+      RESOLUTIONS,
+      [...values, from, to],
+    ),
+    ctx.pool.query<{ severity: Severity; bin: number; count: number; breached: number }>(OPEN, values),
   ]);
   const bySeverity = Object.fromEntries(
     SEVERITIES.map((severity) => {
-      const mine = resolutions.rows.filter((r) => r.severity === severity);
-      const days = mine.map((r) => Number(r.ms) / DAY_MS).sort((a, b) => a - b);
+      const done = resolutions.rows.find((r) => r.severity === severity);
       const live = open.rows.filter((r) => r.severity === severity);
       const metrics: SeverityMetrics = {
-        resolved: mine.length,
-        mttrDays: { median: percentile(days, 0.5), p90: percentile(days, 0.9) },
-        withinSla: mine.length === 0 ? null : mine.filter((r) => r.within).length / mine.length,
-        openByAge: AGE_BINS.map((bin) => ({
+        resolved: done?.resolved ?? 0,
+        mttrDays: { median: done?.median ?? null, p90: done?.p90 ?? null },
+        withinSla: done ? done.within / done.resolved : null,
+        openByAge: AGE_BINS.map((bin, i) => ({
           ...bin,
-          count: live.filter((r) => r.days >= bin.fromDays && (bin.toDays === null || r.days <= bin.toDays)).length,
+          count: live.find((r) => r.bin === i)?.count ?? 0,
         })),
-        breached: live.filter((r) => r.breached).length,
+        breached: live.reduce((sum, r) => sum + r.breached, 0),
       };
       return [severity, metrics];
     }),
