@@ -10,6 +10,7 @@ import { signOut, useSession } from "./session.ts";
 import { ApplicationView } from "./views/application/application-view.tsx";
 import { NotFoundView } from "./views/not-found-view.tsx";
 import { PortfolioView } from "./views/portfolio/portfolio-view.tsx";
+import { RemediationView } from "./views/remediation/remediation-view.tsx";
 import { SignInView } from "./views/sign-in/sign-in-view.tsx";
 import { WebhookView } from "./views/webhooks/webhook-view.tsx";
 import { WebhooksView } from "./views/webhooks/webhooks-view.tsx";
@@ -25,6 +26,7 @@ function SignedIn({ token }: { token: string }) {
           <Router>
             <Route path="/" component={PortfolioView} />
             <Route path="/console/applications/:id" component={ApplicationView} />
+            <Route path="/console/remediation" component={RemediationView} />
             <Route path="/console/webhooks" component={WebhooksView} />
             <Route path="/console/webhooks/:id" component={WebhookView} />
             <Route default component={NotFoundView} />

@@ -139,6 +139,32 @@ const views: View[] = [
     ),
   },
   {
+    name: "application with a vulnerability's triage form open",
+    open: go(
+      () => `/console/applications/${appId}?status=OPEN`,
+      async (page) => {
+        await page
+          .getByRole("button", { name: /^Triage / })
+          .first()
+          .click();
+        await page.getByRole("form", { name: /^Triage of / }).waitFor();
+      },
+    ),
+  },
+  {
+    name: "remediation",
+    open: go(
+      () => "/console/remediation",
+      async (page) => {
+        await page.getByRole("table", { name: /^Remediation by severity/ }).waitFor();
+        await page
+          .getByRole("img", { name: /^Chart: Open vulnerabilities by age/ })
+          .locator("canvas")
+          .waitFor();
+      },
+    ),
+  },
+  {
     name: "webhooks",
     open: go(
       () => "/console/webhooks",

@@ -132,6 +132,7 @@ describe("the console", () => {
           app === apps[0] ? "high" : "low",
           "pass",
           "0 critical\n0 high\n0 medium\n0 low",
+          "0", // breached
           "never scanned",
         ].map((s) => expect.stringContaining(s.split("\n")[0]!)),
       );

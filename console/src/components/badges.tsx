@@ -4,7 +4,13 @@ import styles from "./badges.module.css";
 
 const word = (value: string) => value.toLowerCase().replace(/_/g, " ");
 
-export function Badge({ value, kind }: { value: string; kind: "status" | "severity" | "decision" | "criticality" }) {
+export function Badge({
+  value,
+  kind,
+}: {
+  value: string;
+  kind: "status" | "severity" | "decision" | "criticality" | "sla";
+}) {
   return <span class={`${styles.badge} ${styles[`${kind}-${value.toLowerCase()}`] ?? ""}`}>{word(value)}</span>;
 }
 

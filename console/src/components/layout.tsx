@@ -36,6 +36,9 @@ export function Layout({ children }: { children: ComponentChildren }) {
           <a href="/" aria-current={current("/") ? "page" : undefined}>
             Portfolio
           </a>
+          <a href="/console/remediation" aria-current={current("/console/remediation") ? "page" : undefined}>
+            Remediation
+          </a>
           <a href="/console/webhooks" aria-current={current("/console/webhooks") ? "page" : undefined}>
             Webhooks
           </a>

@@ -66,6 +66,11 @@ export function ApplicationView({ id }: { id: string }) {
             <dd>
               <SeverityCounts counts={app.vulnerabilityCounts.unresolvedBySeverity} />
             </dd>
+            <dt>Past their deadline</dt>
+            <dd>
+              {app.vulnerabilityCounts.breached} breached (
+              <a href={`/console/remediation?application=${encodeURIComponent(app.id)}`}>remediation figures</a>)
+            </dd>
             {app.language && (
               <>
                 <dt>Language</dt>
@@ -111,7 +116,7 @@ export function ApplicationView({ id }: { id: string }) {
         <div class={styles.actions}>
           <VexUpload applicationId={id} onApplied={refresh} />
         </div>
-        <VulnerabilitiesSection applicationId={id} refreshes={refreshes} />
+        <VulnerabilitiesSection applicationId={id} refreshes={refreshes} onTriaged={refresh} />
       </section>
       <section aria-labelledby="changes-heading">
         <h2 id="changes-heading">Recent changes</h2>

@@ -40,6 +40,7 @@ const ApplicationDetails = graphql(`
           resolved
           accepted
         }
+        breached
       }
     }
   }
@@ -103,6 +104,7 @@ const ApplicationVulnerabilities = graphql(`
             status
             cwe
             cve
+            aliases
             cvssScore
             tool
             location
@@ -110,6 +112,11 @@ const ApplicationVulnerabilities = graphql(`
             createdAt
             analysis {
               state
+              expiresAt
+            }
+            sla {
+              state
+              dueAt
             }
           }
         }
@@ -128,13 +135,23 @@ const VulnerabilityUpdated = graphql(`
   }
 `);
 
+/** A remediation deadline crossed: that row's SLA state, and the counts, changed. */
+const VulnerabilitySlaBreached = graphql(`
+  subscription VulnerabilitySlaBreached($applicationId: ID, $after: String) {
+    vulnerabilitySlaBreached(applicationId: $applicationId, after: $after) {
+      cursor
+      id
+    }
+  }
+`);
+
 export type ApplicationScan = ResultOf<typeof ApplicationScans>["application"]["scans"]["edges"][number]["node"];
 export type VulnerabilityFilter = NonNullable<VariablesOf<typeof ApplicationVulnerabilities>["filter"]>;
 
 /**
  * The application's live state: its scanUpdated events (replayed ones after a drop included), and a
- * count of refreshes the queries below follow (a scan finished, or a vulnerability's status or
- * analysis changed, whoever changed it: findings, counts, gate and history changed; or a drop could
+ * count of refreshes the queries below follow (a scan finished, a vulnerability's status or
+ * analysis changed, whoever changed it, or its remediation deadline passed: findings, counts, gate and history changed; or a drop could
  * not be bridged by a replay). `refresh` asks for one, after this page's own write (a VEX document
  * applied). A VEX of 10,000 statements is 10,000 events: refreshes are coalesced (one per 200 ms).
  */
@@ -156,6 +173,11 @@ export function useApplicationLive(applicationId: string) {
   );
   useLiveSubscription(
     VulnerabilityUpdated,
+    { applicationId },
+    { onData: refresh, onStale: () => setRefreshes((n) => n + 1) },
+  );
+  useLiveSubscription(
+    VulnerabilitySlaBreached,
     { applicationId },
     { onData: refresh, onStale: () => setRefreshes((n) => n + 1) },
   );

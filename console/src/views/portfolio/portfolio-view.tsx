@@ -12,7 +12,7 @@ import styles from "./portfolio-view.module.css";
 import { usePortfolioLive, usePortfolioPage, type PortfolioApplication } from "./use-portfolio.ts";
 
 const SCAN_TYPES = ["SAST", "DAST", "SCA", "CONTAINER"] as const;
-const COLUMNS = ["Application", "Owner", "Criticality", "Gate", "Open vulnerabilities", "Latest scans"];
+const COLUMNS = ["Application", "Owner", "Criticality", "Gate", "Open vulnerabilities", "Breached", "Latest scans"];
 
 export function PortfolioView() {
   const { events, refreshes } = usePortfolioLive();
@@ -147,6 +147,11 @@ function ApplicationRow({ app, latest }: { app: PortfolioApplication; latest: Re
       </td>
       <td>
         <SeverityCounts counts={app.vulnerabilityCounts.unresolvedBySeverity} />
+      </td>
+      <td>
+        <span class={app.vulnerabilityCounts.breached > 0 ? styles.breached : styles.none}>
+          {app.vulnerabilityCounts.breached}
+        </span>
       </td>
       <td>
         {scans.length === 0 ? (

@@ -31,6 +31,7 @@ const Portfolio = graphql(`
               medium
               low
             }
+            breached
           }
           latestScans {
             id
@@ -43,6 +44,16 @@ const Portfolio = graphql(`
   }
 `);
 
+/** A remediation deadline crossed somewhere: that application's breached count grew. */
+const SlaBreached = graphql(`
+  subscription PortfolioSlaBreached($after: String) {
+    vulnerabilitySlaBreached(after: $after) {
+      cursor
+      id
+    }
+  }
+`);
+
 export type PortfolioApplication = ResultOf<typeof Portfolio>["applications"]["edges"][number]["node"];
 
 /** As many as one request may ask for; more are fetched a page at a time on demand. */
@@ -51,7 +62,8 @@ const PAGE_SIZE = 500;
 /**
  * The live part of the portfolio: every scanUpdated event (laid over the latest scans as they
  * arrive, replayed ones after a drop included), and a signal to refetch the pages when a scan
- * finishes (counts and the gate change with it) or a drop could not be bridged by a replay.
+ * finishes (counts and the gate change with it), a remediation deadline is crossed (the breached
+ * counts) or a drop could not be bridged by a replay.
  */
 export function usePortfolioLive() {
   const [events, setEvents] = useState<ReadonlyMap<string, ScanEvent>>(new Map());
@@ -69,6 +81,7 @@ export function usePortfolioLive() {
       onStale: () => setRefreshes((n) => n + 1),
     },
   );
+  useLiveSubscription(SlaBreached, {}, { onData: refresh, onStale: () => setRefreshes((n) => n + 1) });
   return { events, refreshes };
 }
 
