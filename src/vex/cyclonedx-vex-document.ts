@@ -67,7 +67,9 @@ export function readCycloneDxVex(document: unknown): VexReading {
   const errors = bomSchema(version as SpecVersion)(document);
   if (errors.length > 0) throw invalid(`The document is not a valid CycloneDX ${String(version)} BOM`, errors);
   const bom = document as Bom;
-  if (!bom.vulnerabilities?.length) {
+  // A BOM without the list is an SBOM sent by mistake; an empty list is a VEX of no decisions (as
+  // the export writes when nothing is decided).
+  if (!bom.vulnerabilities) {
     throw invalid("The BOM holds no VEX", [
       { path: "/vulnerabilities", message: "A VEX lists vulnerabilities with their analysis" },
     ]);

@@ -646,6 +646,28 @@ describe("delivery log and redelivery", () => {
     expect(await deliveriesOf(hook.id)).toHaveLength(1);
   });
 
+  it("queues no second copy while one is pending: 409, however many ask at once", async () => {
+    const hook = await createWebhook(receiver.url("/pending-redeliver"));
+    const eventId = await emit();
+    await dispatcher().runOnce();
+    const [delivered] = await deliveriesOf(hook.id);
+    expect(delivered!.status).toBe("delivered");
+    const path = `/webhooks/${hook.id}/deliveries/${delivered!.id}/redeliver`;
+    const answers = await Promise.all([1, 2, 3].map(() => t.request("POST", path)));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409]);
+    const copy = answers.find((a) => a.status === 202)!.body.id;
+    for (const refused of answers.filter((a) => a.status === 409)) {
+      expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(refused.body).toMatchObject({ code: "conflict", detail: expect.stringContaining(copy) });
+    }
+    // The pending copy itself is refused as well; once it was sent, another may be asked for.
+    expect((await t.request("POST", `/webhooks/${hook.id}/deliveries/${copy}/redeliver`)).status).toBe(409);
+    const pending = (await deliveriesOf(hook.id)).filter((d) => d.status === "pending");
+    expect(pending.map((d) => [d.id, d.eventId])).toEqual([[copy, eventId]]);
+    await dispatcher().runOnce();
+    expect((await t.request("POST", path)).status).toBe(202);
+  });
+
   it("answers 404 when the subscription is deleted while a redelivery waits for it", async () => {
     const hook = await createWebhook(receiver.url("/deleted-redeliver"));
     await emit();

@@ -77,11 +77,16 @@ export async function redeliver(ctx: ServiceContext, webhookId: string, delivery
     }
     // Whether the subscription's teams (as they are now) still see the event: what it is sent again
     // must be what it would receive today.
-    const [original] = await tx.$queryRaw<{ eventId: string; visible: boolean }[]>`
-      SELECT d.event_id::text AS "eventId", visible_to(e.teams, e.teams_all, NULLIF(${webhook.teams}::text[], '{}')) AS visible
+    const [original] = await tx.$queryRaw<{ eventId: string; visible: boolean; pending: string | null }[]>`
+      SELECT d.event_id::text AS "eventId", visible_to(e.teams, e.teams_all, NULLIF(${webhook.teams}::text[], '{}')) AS visible,
+             (SELECT p.id::text FROM webhook_deliveries p
+               WHERE p.webhook_id = d.webhook_id AND p.event_id = d.event_id AND p.status = 'pending' LIMIT 1) AS pending
         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
        WHERE d.id = ${deliveryId}::uuid AND d.webhook_id = ${webhookId}::uuid`;
     if (!original) throw notFound("Webhook delivery");
+    // Still to be sent (this one or an earlier copy): another copy would send the event twice more.
+    if (original.pending)
+      throw conflict(`The event is still to be sent by delivery ${original.pending}; nothing was queued`);
     if (!original.visible)
       throw conflict("The subscription's teams do not see this delivery's event; it is not sent again");
     const now = new Date();

@@ -13,14 +13,16 @@ export async function requireWebhook(db: Db | Tx, id: string, viewer: ViewerTeam
 }
 
 /**
- * Its status and teams, the row share-locked until the transaction ends: it can be neither deleted
- * nor changed meanwhile. 404 as requireWebhook.
+ * Its status and teams, the row locked until the transaction ends: it can be neither deleted nor
+ * changed meanwhile, and the redeliveries and recoveries of one subscription take turns (each sees
+ * what the one before queued). Deliveries can still be inserted (their key share does not wait).
+ * 404 as requireWebhook.
  */
 export async function lockWebhook(tx: Tx, id: string, viewer: ViewerTeams): Promise<Pick<Webhook, "status" | "teams">> {
   const [row] = isId(id)
     ? await tx.$queryRaw<
         Pick<Webhook, "status" | "teams">[]
-      >`SELECT status::text AS status, teams FROM webhooks WHERE id = ${id}::uuid FOR SHARE`
+      >`SELECT status::text AS status, teams FROM webhooks WHERE id = ${id}::uuid FOR NO KEY UPDATE`
     : [];
   if (!row || !webhookVisibleTo(row.teams, viewer)) throw notFound("Webhook");
   return row;
