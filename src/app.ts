@@ -20,7 +20,7 @@ import { createEventRetention } from "./events/event-retention.ts";
 import type { EventBus } from "./events/pubsub.ts";
 import { shutDownGracefully } from "./graceful-shutdown.ts";
 import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
-import { createGraphqlServer, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
+import { createGraphqlServer, GRAPHQL_PATH, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { graphiqlAssets } from "./graphql/graphiql.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
 import { consoleMiddleware } from "./http/console.ts";
@@ -207,6 +207,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
     health,
+    protectedPaths: [GRAPHQL_PATH],
     before: [
       graphqlMiddleware(yoga, (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log), {
         graphiql: !production,

@@ -17,7 +17,7 @@ import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { problem } from "./problem.ts";
-import { mountRoutes, type RouteDefinition } from "./route.ts";
+import { mountRoutes, protectedRouteMatcher, type RouteDefinition } from "./route.ts";
 
 export interface HttpAppDeps {
   log: Logger;
@@ -31,6 +31,8 @@ export interface HttpAppDeps {
   health?: DatabaseHealth;
   /** Extra middleware mounted before the REST router (the GraphQL endpoint, the console). */
   before?: Koa.Middleware[];
+  /** Paths of those that answer 401 without a valid token before they read anything (GraphQL's). */
+  protectedPaths?: readonly string[];
 }
 
 export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
@@ -45,8 +47,9 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler(deps.health));
   koa.use(requireWellFormedHost());
-  koa.use(requireTextQuery());
   koa.use(authenticate(deps.verifyToken));
+  const protectedRoute = protectedRouteMatcher(deps.routes);
+  koa.use(requireTextQuery((ctx) => deps.protectedPaths?.includes(ctx.path) || protectedRoute(ctx.method, ctx.path)));
   koa.use(rateLimit(deps.rateLimiter, deps.rateLimitPerMinute));
   for (const mw of deps.before ?? []) koa.use(mw);
   koa.use(unmatchedAsProblem());

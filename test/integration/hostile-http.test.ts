@@ -53,6 +53,24 @@ describe("query parameters that are not text", () => {
     expect(res.body).toMatchObject({ code: "validation_failed", errors: [{ path: parameter }] });
   });
 
+  it("without a valid token, is a 401 on a protected route and GraphQL (authentication first), a 400 on a public one", async () => {
+    for (const [path, token] of [
+      ["/applications?owner=%ED%A0%80", null],
+      ["/applications/x/vulnerabilities?severity=%ZZ", "not-a-token"],
+      ["/graphql?query=%7B__typename%7D&operationName=%ED%A0%80", null],
+    ] as const) {
+      const res = await t.request("GET", path, { token, headers: { accept: "application/json" } });
+      expect({ path, status: res.status, authenticate: res.headers.get("www-authenticate") }).toEqual({
+        path,
+        status: 401,
+        authenticate: expect.stringMatching(/^Bearer/),
+      });
+    }
+    const open = await t.request("GET", "/healthz?x=%ED%A0%80", { token: null });
+    expect(open.status).toBe(400);
+    expect(open.body).toMatchObject({ code: "validation_failed", errors: [{ path: "x" }] });
+  });
+
   it("lets encoded Unicode and plus signs through (control)", async () => {
     await t.request("POST", "/applications", { body: { name: "query-text", owner: "équipe 💥" } });
     const res = await t.request("GET", `/applications?owner=${encodeURIComponent("équipe 💥").replace("%20", "+")}`);

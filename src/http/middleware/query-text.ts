@@ -32,8 +32,14 @@ export function queryStringProblem(query: string): FieldError | null {
   return null;
 }
 
-export function requireTextQuery(): Koa.Middleware {
+/**
+ * `tokenFirst`: whether the request goes to a door that answers 401 without a valid token before
+ * it reads anything (docs/spec/CONTRACT.md §1): its query is left to that door, so a caller
+ * without a token learns nothing from it.
+ */
+export function requireTextQuery(tokenFirst: (ctx: Koa.Context) => boolean): Koa.Middleware {
   return async (ctx, next) => {
+    if (!ctx.state.actor && tokenFirst(ctx)) return next();
     const error = queryStringProblem(ctx.querystring);
     if (error) throw new HttpProblem(problem("validation_failed", "The query string is invalid", [error]));
     await next();
