@@ -1,5 +1,5 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- rest`, `-- subscribers`, `-- webhooks`,
-// `-- reports`, `-- dast`, `-- vex`, `-- events`, `-- console` or `-- teams` one suite.
+// `-- reports`, `-- dast`, `-- vex`, `-- events`, `-- console`, `-- teams` or `-- sla` one suite.
 // Each starts the real service on a fresh database (embedded Postgres, or DATABASE_URL's server).
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
@@ -9,6 +9,7 @@ import { runEventsBench } from "./events.ts";
 import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
 import { runScanClaimBench } from "./scan-claims.ts";
+import { runSlaBench } from "./sla.ts";
 import { runSubscriberBench } from "./subscribers.ts";
 import { runTeamsBench } from "./teams.ts";
 import { runVexBench } from "./vex.ts";
@@ -30,6 +31,7 @@ const suites = {
   events: runEventsBench,
   console: runConsoleBench,
   teams: runTeamsBench,
+  sla: runSlaBench,
 };
 const chosen = process.argv.slice(2);
 for (const name of chosen)

@@ -275,7 +275,7 @@ describe("vulnerability.sla_breached", () => {
     expect((await vulnerabilitiesOf(app)).critical.sla.state).toBe("on_track");
   });
 
-  it("follows its application's criticality: a change of it moves the deadline", async () => {
+  it("follows its application's criticality: a change of it moves the deadline, told again after it came back", async () => {
     const app = await scannedApplication("medium", [CRITICAL]);
     await t.request("PUT", "/sla", { body: { byCriticality: { critical: { critical: 1e-9 } } } });
     const w = watcher();
@@ -285,6 +285,15 @@ describe("vulnerability.sla_breached", () => {
     expect((await vulnerabilitiesOf(app)).critical.sla.state).toBe("breached");
     await w.runOnce();
     expect(await breachesOf(app)).toHaveLength(1);
+    // Back to a criticality whose deadline is to come, then again one whose deadline has passed: a
+    // second crossing, told again.
+    await t.request("PUT", `/applications/${app}`, { body: { criticality: "medium" } });
+    expect((await vulnerabilitiesOf(app)).critical.sla.state).toBe("on_track");
+    await w.runOnce();
+    expect(await breachesOf(app)).toHaveLength(1);
+    await t.request("PUT", `/applications/${app}`, { body: { criticality: "critical" } });
+    await w.runOnce();
+    expect(await breachesOf(app)).toHaveLength(2);
   });
 
   it("is not told for an accepted vulnerability, nor for a resolved one", async () => {

@@ -2,11 +2,12 @@
 // accepting decision that expires reopens its vulnerability (history source `expiry`,
 // `vulnerability.updated`; the SLA clock resumes by the vulnerabilities' trigger), and a remediation
 // deadline is told as `vulnerability.sla_breached`. Each deadline still to act on is a row
-// (decision_expiries, sla_deadlines), kept by the vulnerabilities' triggers (migration
-// 20261202120000_sla). sla_deadlines is indexed by severity, criticality and clock, and each of the 16
-// pairs has one number of days, so a tick reads exactly the due rows of each off the index, and
-// nothing when nothing is due. A due row is locked (SKIP LOCKED: instances share the work, none
-// waits), deleted, and its change and event written in the same transaction: once, whatever the
+// (decision_expiries, sla_deadlines), kept by the vulnerabilities' triggers (migrations
+// 20261202120000_sla, 20261203100000_sla_told_deadlines). sla_deadlines' rows not yet told are
+// indexed by severity, criticality and clock, and each of the 16 pairs has one number of days, so a
+// tick reads exactly the due rows of each off the index, and nothing when nothing is due. A due row
+// is locked (SKIP LOCKED: instances share the work, none waits), deleted (an expiry) or marked told
+// (a breach), and its change and event written in the same transaction: once, whatever the
 // instances and restarts.
 import type pg from "pg";
 import type { BackgroundWorker } from "../../background-worker.ts";
@@ -28,13 +29,13 @@ const BATCH = 1_000;
 const TELL_DUE = `
   WITH due AS (
     SELECT d.vulnerability_id FROM sla_deadlines d
-     WHERE d.severity = $1::"Severity" AND d.criticality = $2::"Criticality"
+     WHERE NOT d.told AND d.severity = $1::"Severity" AND d.criticality = $2::"Criticality"
        AND d.clock_base <= now() - $3::bigint * interval '1 millisecond'
      ORDER BY d.clock_base
      LIMIT $4
        FOR UPDATE SKIP LOCKED
   ), told AS (
-    DELETE FROM sla_deadlines d USING due WHERE d.vulnerability_id = due.vulnerability_id
+    UPDATE sla_deadlines d SET told = true FROM due WHERE d.vulnerability_id = due.vulnerability_id
     RETURNING d.vulnerability_id, d.clock_base
   )
   SELECT v.id, v.severity::text, v.application_id AS "applicationId", v.title, v.created_at AS "createdAt",

@@ -120,6 +120,10 @@ const OPEN = `
    WHERE t.status IN ('open', 'in_progress')
    GROUP BY 1, 2`;
 
+/** Both in one statement: what the benchmark compares the service's answer with. */
+export const AGGREGATES_SQL = `SELECT (SELECT json_agg(r) FROM (${RESOLUTIONS}) r) AS resolutions,
+                                      (SELECT json_agg(o) FROM (${OPEN}) o) AS open`;
+
 export async function remediationMetrics(
   ctx: ServiceContext,
   raw: Record<string, unknown>,

@@ -49,21 +49,14 @@ function pairMilliseconds(sla: SlaDocument) {
 
 /**
  * A deadline already told and now moved back into the future is to be told again when it passes:
- * its row is made anew (the others' rows are read with the new days by the watcher as they are).
+ * it is no longer told (the others are read with the new days by the watcher as they are). Each
+ * pair's told rows in the future are a range of the told rows' index.
  */
 const REARM = `
-  WITH pair AS (
-    SELECT * FROM json_to_recordset($1::json) AS p(severity "Severity", criticality "Criticality", ms bigint)
-  )
-  INSERT INTO sla_deadlines (vulnerability_id, severity, criticality, clock_base)
-  SELECT v.id, v.severity, a.criticality, v.sla_clock_base
-    FROM vulnerabilities v
-    JOIN applications a ON a.id = v.application_id
-    JOIN pair p ON p.severity = v.severity AND p.criticality = a.criticality
-   WHERE v.status IN ('open', 'in_progress')
-     AND v.sla_clock_base + p.ms * interval '1 millisecond' > now()
-     AND NOT EXISTS (SELECT 1 FROM sla_deadlines d WHERE d.vulnerability_id = v.id)
-  ON CONFLICT (vulnerability_id) DO NOTHING`;
+  UPDATE sla_deadlines d SET told = false
+    FROM json_to_recordset($1::json) AS p(severity "Severity", criticality "Criticality", ms bigint)
+   WHERE d.told AND d.severity = p.severity AND d.criticality = p.criticality
+     AND d.clock_base > now() - p.ms * interval '1 millisecond'`;
 
 /** A vulnerability with what its SLA is computed from: its application's criticality. */
 export type SlaSubject = SlaClock & { applicationId: string };
