@@ -67,6 +67,25 @@ const problemSchema = {
 
 type JsonSchema = Record<string, unknown>;
 
+const IGNORED = "Assigned by the service: ignored when sent, so that a GET result can be sent back";
+const READ_ONLY_SCHEMAS: Record<string, JsonSchema> = {
+  id: { type: "string", format: "uuid", readOnly: true, description: IGNORED },
+  createdAt: { type: "string", format: "date-time", readOnly: true, description: IGNORED },
+  updatedAt: { type: "string", format: "date-time", readOnly: true, description: IGNORED },
+};
+
+/** A request body's object schema with the read-only fields it may carry back declared (OpenAPI readOnly). */
+function withReadOnly(schema: JsonSchema, fields: readonly string[] | undefined): JsonSchema {
+  if (!fields?.length || typeof schema.properties !== "object") return schema;
+  return {
+    ...schema,
+    properties: {
+      ...(schema.properties as JsonSchema),
+      ...Object.fromEntries(fields.map((f) => [f, READ_ONLY_SCHEMAS[f]])),
+    },
+  };
+}
+
 /**
  * Drops what zod writes that tells a client nothing: the regex it checks date-times with (beside
  * `format: date-time`, which says it), and ±2^53-1 bounds on every integer.
@@ -147,7 +166,10 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
         requestBody: {
           required: !r.bodyOptional,
           content: Object.fromEntries(
-            (r.bodyMediaTypes ?? ["application/json"]).map((type) => [type, { schema: toSchema(r.body!, "input") }]),
+            (r.bodyMediaTypes ?? ["application/json"]).map((type) => [
+              type,
+              { schema: withReadOnly(toSchema(r.body!, "input"), r.bodyReadOnly) },
+            ]),
           ),
         },
       }),

@@ -28,6 +28,8 @@ export interface RouteDefinition {
   body?: z.ZodType;
   /** The body may be left out. */
   bodyOptional?: boolean;
+  /** Fields of a resource's view the body may carry back, ignored (a GET result can be sent back). */
+  bodyReadOnly?: readonly ("id" | "createdAt" | "updatedAt")[];
   /** Media types the body may come as (default application/json). */
   bodyMediaTypes?: readonly string[];
   success: {

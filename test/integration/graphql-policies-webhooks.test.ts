@@ -218,7 +218,15 @@ describe("GraphQL webhook deliveries", () => {
 
   it("redelivers as a new pending delivery of the same event, as REST does", async () => {
     const [, older] = (await t.request("GET", `/webhooks/${hookId}/deliveries`)).body;
-    const res = await gql(t, REDELIVER, { w: hookId, d: older.id }, { token: await t.token(["webhooks:write"]) });
+    const redeliver = async () =>
+      gql(t, REDELIVER, { w: hookId, d: older.id }, { token: await t.token(["webhooks:write"]) });
+    // Still pending (no dispatcher runs here): a conflict, as REST's 409.
+    expect(codesOf(await redeliver())).toEqual(["CONFLICT"]);
+    await t.app.db.pool.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL WHERE id = $1",
+      [older.id],
+    );
+    const res = await redeliver();
     expect(res.body.errors).toBeUndefined();
     const created = res.body.data.redeliverWebhookDelivery;
     expect(created).toMatchObject({

@@ -1,5 +1,7 @@
 // /openapi.json is derived from the route definitions; these tests keep it true to the router.
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { koaPath } from "../../src/http/route.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -84,6 +86,50 @@ describe("/openapi.json", () => {
     for (const status of ["201", "400", "401", "403", "409", "429"]) expect(op.responses[status]).toBeDefined();
     expect(op.responses["201"].headers.Location).toBeDefined();
     expect(op.responses["400"].content["application/problem+json"]).toBeDefined();
+  });
+
+  it("lets a GET result be sent back: its id and timestamps are readOnly in the bodies that ignore them", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ components: doc.components }, "/openapi.json");
+    const bodySchema = (path: string, method: string) =>
+      JSON.parse(
+        JSON.stringify(doc.paths[path][method].requestBody.content["application/json"].schema).replaceAll(
+          '"#/components',
+          '"/openapi.json#/components',
+        ),
+      );
+    const create = async (path: string, body: unknown) => {
+      const res = await t.request("POST", path, { body });
+      expect({ path, status: res.status }).toEqual({ path, status: 201 });
+      return res.body as { id: string };
+    };
+    const created = [
+      ["/applications/{id}", await create("/applications", { name: "round-trip", tags: ["a"] })],
+      ["/policies/{id}", await create("/policies", { name: "round-trip", action: "monitor" })],
+      [
+        "/webhooks/{id}",
+        await create("/webhooks", {
+          name: "round-trip",
+          url: "https://hooks.example.com/in",
+          events: ["scan.completed"],
+          secret: "round-trip-secret",
+        }),
+      ],
+    ] as const;
+    for (const [path, { id }] of created) {
+      // A webhook's masked secret included: sent back, it keeps the stored one.
+      const view = (await t.request("GET", path.replace("{id}", id))).body;
+      const schema = bodySchema(path, "put");
+      for (const field of ["id", "createdAt", "updatedAt"]) expect(schema.properties[field].readOnly).toBe(true);
+      const validate = ajv.compile(schema);
+      expect({ path, valid: validate(view), errors: validate.errors ?? null }).toEqual({
+        path,
+        valid: true,
+        errors: null,
+      });
+      expect((await t.request("PUT", path.replace("{id}", id), { body: view })).status).toBe(200);
+    }
   });
 
   it("documents that redelivering to a disabled subscription is a conflict", () => {

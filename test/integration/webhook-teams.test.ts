@@ -206,6 +206,11 @@ describe("reaching subscriptions", () => {
     expect(await deliveriesOf(everyApplication)).toContain(eventId);
     expect(await deliveriesOf(ofA, tokenA)).toEqual([]);
     const [delivery] = (await t.request("GET", `/webhooks/${ofB}/deliveries`, { token: tokenB })).body;
+    // Sent: a pending one would not be redelivered (409).
+    await t.app.db.pool.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL WHERE id = $1",
+      [delivery.id],
+    );
 
     const doors = [
       ["GET", `/webhooks/${ofB}/deliveries`],
@@ -259,6 +264,11 @@ describe("reaching subscriptions", () => {
     // Team b's again: both send it.
     expect((await t.request("PUT", `/webhooks/${moving}`, { body: { teams: [b] } })).status).toBe(200);
     expect((await recover(tokenB)).body).toEqual({ deliveries: 1 });
+    // Once the recovered copy was sent (while it is pending a redelivery is 409).
+    await t.app.db.pool.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending'",
+      [moving],
+    );
     expect(
       (await t.request("POST", `/webhooks/${moving}/deliveries/${delivery.id}/redeliver`, { token: tokenB })).status,
     ).toBe(202);

@@ -5,6 +5,7 @@ import * as applications from "../../domain/applications/applications.service.ts
 import { readJsonBody } from "../json-body.ts";
 import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
+import { READ_ONLY_FIELDS } from "../../domain/validation.ts";
 
 const tag = "Applications";
 
@@ -47,6 +48,7 @@ export const applicationRoutes: RouteDefinition[] = [
     tag,
     scope: "applications:write",
     body: createApplicationSchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: {
       status: 201,
       description: "The created application",
@@ -82,6 +84,7 @@ export const applicationRoutes: RouteDefinition[] = [
     tag,
     scope: "applications:write",
     body: updateApplicationSchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: { status: 200, description: "The updated application", schema: applicationViewSchema },
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {

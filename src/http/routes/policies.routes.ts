@@ -5,6 +5,7 @@ import { policyViewSchema, toPolicyView } from "../../domain/policies/policy.vie
 import { readJsonBody } from "../json-body.ts";
 import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
+import { READ_ONLY_FIELDS } from "../../domain/validation.ts";
 
 const tag = "Policies";
 
@@ -34,6 +35,7 @@ export const policyRoutes: RouteDefinition[] = [
     tag,
     scope: "policies:write",
     body: createPolicySchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: { status: 201, description: "The created policy", schema: policyViewSchema, headers: ["Location"] },
     errors: [400, 409, 413, 415],
     async handle(ctx, svc) {
@@ -64,6 +66,7 @@ export const policyRoutes: RouteDefinition[] = [
     tag,
     scope: "policies:write",
     body: updatePolicySchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: { status: 200, description: "The updated policy", schema: policyViewSchema },
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {

@@ -5,6 +5,7 @@ import * as scans from "../../domain/scans/scans.service.ts";
 import { readJsonBody } from "../json-body.ts";
 import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
+import { READ_ONLY_FIELDS } from "../../domain/validation.ts";
 
 const tag = "Scans";
 
@@ -33,6 +34,7 @@ export const scanRoutes: RouteDefinition[] = [
     tag,
     scope: "scans:write",
     body: triggerScanSchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: { status: 202, description: "The queued scan", schema: scanViewSchema, headers: ["Location"] },
     errors: [400, 404, 409, 413, 415],
     async handle(ctx, svc) {

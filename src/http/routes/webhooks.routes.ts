@@ -12,6 +12,7 @@ import * as webhooks from "../../domain/webhooks/webhooks.service.ts";
 import { readJsonBody } from "../json-body.ts";
 import { pageQueryShape, pageRequestOf, sendPage } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
+import { READ_ONLY_FIELDS } from "../../domain/validation.ts";
 
 const tag = "Webhooks";
 
@@ -45,6 +46,7 @@ export const webhookRoutes: RouteDefinition[] = [
     tag,
     scope: "webhooks:write",
     body: createWebhookSchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: {
       status: 201,
       description: "The created subscription (no updatedAt)",
@@ -83,6 +85,7 @@ export const webhookRoutes: RouteDefinition[] = [
     tag,
     scope: "webhooks:write",
     body: updateWebhookSchema,
+    bodyReadOnly: READ_ONLY_FIELDS,
     success: { status: 200, description: "The updated subscription (no createdAt)", schema: updatedWebhookViewSchema },
     errors: [400, 404, 413, 415],
     async handle(ctx, svc) {
