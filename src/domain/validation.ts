@@ -111,7 +111,9 @@ export const nameField = z
   .string()
   .min(1, { message: "Must not be empty", abort: true })
   .max(200, "Must be at most 200 characters")
-  .refine((s) => s.trim().length > 0, "Must not be blank");
+  .refine((s) => s.trim().length > 0, "Must not be blank")
+  // The same rule for clients reading the document: ECMAScript's \s is exactly what trim() removes.
+  .meta({ pattern: "\\S" });
 
 export const httpUrlField = z
   .string()

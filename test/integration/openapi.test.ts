@@ -122,6 +122,10 @@ describe("/openapi.json", () => {
       const view = (await t.request("GET", path.replace("{id}", id))).body;
       const schema = bodySchema(path, "put");
       for (const field of ["id", "createdAt", "updatedAt"]) expect(schema.properties[field].readOnly).toBe(true);
+      // A blank name is refused by the document as by the service.
+      const blank = { ...view, name: " \t\u00a0\ufeff" };
+      expect(ajv.compile(schema)(blank)).toBe(false);
+      expect((await t.request("PUT", path.replace("{id}", id), { body: blank })).status).toBe(400);
       const validate = ajv.compile(schema);
       expect({ path, valid: validate(view), errors: validate.errors ?? null }).toEqual({
         path,
