@@ -1,11 +1,7 @@
-// The trend drawn by uPlot on a canvas. uPlot is loaded only when a chart is first shown (a
-// separate chunk: the portfolio never pays for it); its stylesheet comes with the page's own.
-// uPlot writes element.style properties only, never style attributes, so the page's CSP
-// (style-src 'self') holds. The canvas is an image to assistive technology: the numbers are in the
-// table beside it.
-import "uplot/dist/uPlot.min.css";
+// The trend drawn by uPlot (UplotChart loads it and keeps the canvas sized): a line per severity.
 import type uPlot from "uplot";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useCallback } from "preact/hooks";
+import { UplotChart, type ChartMaker } from "../../components/uplot-chart.tsx";
 import type { TrendPoint } from "./use-vulnerability-trend.ts";
 import styles from "./trend-section.module.css";
 
@@ -46,36 +42,12 @@ function options(width: number, hourly: boolean): uPlot.Options {
 }
 
 export function TrendChart({ points, hourly }: { points: readonly TrendPoint[]; hourly: boolean }) {
-  const box = useRef<HTMLDivElement>(null);
-  // The chunk's fetch can fail (the network blinked as the chart first showed): say so, not throw.
-  const [unavailable, setUnavailable] = useState(false);
-  useEffect(() => {
-    let chart: uPlot | undefined;
-    let observer: ResizeObserver | undefined;
-    let gone = false;
-    void import("uplot").then(
-      ({ default: UPlot }) => {
-        if (gone || !box.current) return;
-        const data: uPlot.AlignedData = [
-          points.map((p) => Date.parse(p.at) / 1000),
-          ...SERIES.map((s) => points.map((p) => p[s.key])),
-        ];
-        chart = new UPlot(options(box.current.clientWidth, hourly), data, box.current);
-        observer = new ResizeObserver(() => {
-          if (box.current && chart && box.current.clientWidth !== chart.width)
-            chart.setSize({ width: box.current.clientWidth, height: HEIGHT });
-        });
-        observer.observe(box.current);
-      },
-      () => setUnavailable(true),
-    );
-    return () => {
-      gone = true;
-      observer?.disconnect();
-      chart?.destroy();
-    };
-  }, [points, hourly]);
-  if (unavailable)
-    return <p>The chart could not be loaded: its numbers are in the table below (reload the page to try again).</p>;
-  return <div ref={box} class={styles.chart} />;
+  const make = useCallback<ChartMaker>(
+    (_, width) => ({
+      options: options(width, hourly),
+      data: [points.map((p) => Date.parse(p.at) / 1000), ...SERIES.map((s) => points.map((p) => p[s.key]))],
+    }),
+    [points, hourly],
+  );
+  return <UplotChart make={make} height={HEIGHT} class={styles.chart} />;
 }

@@ -1,10 +1,8 @@
-// A chart of figures by category (age bins, severities) drawn by uPlot, loaded as the trend chart
-// is: a separate chunk fetched when a chart first shows, writing element.style only, so the page's
-// CSP holds. The series are drawn as bars side by side in each category. The canvas is an
-// image to assistive technology: its numbers are in the table that goes with it.
-import "uplot/dist/uPlot.min.css";
+// A chart of figures by category (age bins, severities): the series drawn as bars side by side in
+// each category (UplotChart loads uPlot and keeps the canvas sized).
 import type uPlot from "uplot";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useCallback } from "preact/hooks";
+import { UplotChart, type ChartMaker } from "../../components/uplot-chart.tsx";
 import styles from "./remediation-view.module.css";
 
 export interface ChartSeries {
@@ -89,32 +87,12 @@ export function RemediationChart({
   series: readonly ChartSeries[];
   xLabel?: string;
 }) {
-  const box = useRef<HTMLDivElement>(null);
-  const [unavailable, setUnavailable] = useState(false);
-  useEffect(() => {
-    let chart: uPlot | undefined;
-    let observer: ResizeObserver | undefined;
-    let gone = false;
-    void import("uplot").then(
-      ({ default: UPlot }) => {
-        if (gone || !box.current) return;
-        const data = alignedData(categories, series);
-        chart = new UPlot(options(UPlot, box.current.clientWidth, categories, series, xLabel), data, box.current);
-        observer = new ResizeObserver(() => {
-          if (box.current && chart && box.current.clientWidth !== chart.width)
-            chart.setSize({ width: box.current.clientWidth, height: HEIGHT });
-        });
-        observer.observe(box.current);
-      },
-      () => setUnavailable(true),
-    );
-    return () => {
-      gone = true;
-      observer?.disconnect();
-      chart?.destroy();
-    };
-  }, [categories, series, xLabel]);
-  if (unavailable)
-    return <p>The chart could not be loaded: its numbers are in the table below (reload the page to try again).</p>;
-  return <div ref={box} class={styles.chart} />;
+  const make = useCallback<ChartMaker>(
+    (UPlot, width) => ({
+      options: options(UPlot, width, categories, series, xLabel),
+      data: alignedData(categories, series),
+    }),
+    [categories, series, xLabel],
+  );
+  return <UplotChart make={make} height={HEIGHT} class={styles.chart} />;
 }
