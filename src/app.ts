@@ -3,6 +3,7 @@
 import http from "node:http";
 import type Router from "@koa/router";
 import type Koa from "koa";
+import { issuerMetadata } from "./auth/issuer-discovery.ts";
 import { createTokenVerifier } from "./auth/verify-token.ts";
 import type { BackgroundWorker } from "./background-worker.ts";
 import type { Config } from "./config.ts";
@@ -23,7 +24,8 @@ import { attachGraphqlWs, type GraphqlWsServer } from "./graphql/ws.ts";
 import { createGraphqlServer, GRAPHQL_PATH, graphqlMiddleware, type GraphQLYoga } from "./graphql/yoga.ts";
 import { graphiqlAssets } from "./graphql/graphiql.ts";
 import { answerClientErrors } from "./http/client-errors.ts";
-import { consoleMiddleware } from "./http/console.ts";
+import { consoleMiddleware, loadConsole } from "./http/console.ts";
+import { consoleCsp, consoleSignIn } from "./http/console-sign-in.ts";
 import { refuseConnect } from "./http/connect-method.ts";
 import { createHttpApp } from "./http/http-app.ts";
 import { LiveStreams } from "./http/live-streams.ts";
@@ -137,9 +139,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     scanEngines,
   };
 
+  const provider = config.OIDC_ISSUER ? issuerMetadata(config.OIDC_ISSUER) : undefined;
+  const signIn = consoleSignIn(config);
+  // Read early so the console's policy knows the provider's endpoints; an unreachable provider is
+  // read again when a token or a sign-in needs it.
+  provider?.get().catch((err: unknown) => log.warn({ err, issuer: config.OIDC_ISSUER }, "OIDC discovery failed"));
   const verifyToken = createTokenVerifier({
     jwtSecret: options.jwtSecret ?? config.AUTH_JWT_SECRET,
     jwksUrl: config.AUTH_JWKS_URL,
+    provider,
     issuer: config.AUTH_ISSUER,
     audience: config.AUTH_AUDIENCE,
     teams: { claim: config.AUTH_TEAMS_CLAIM, orgWideTeams: config.AUTH_ORG_WIDE_TEAMS },
@@ -215,7 +223,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
         health,
       }),
       ...(production ? [] : [graphiqlAssets()]),
-      consoleMiddleware(),
+      consoleMiddleware(
+        loadConsole(undefined, signIn),
+        consoleCsp(signIn, () => [provider?.known()?.token_endpoint, provider?.known()?.revocation_endpoint]),
+      ),
     ],
   });
   const server = http.createServer(koa.callback());

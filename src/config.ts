@@ -98,6 +98,15 @@ const envSchema = z.object({
   AUTH_TEAMS_CLAIM: z.string().min(1).optional(),
   /** Comma-separated teams whose members see every application (the AppSec team). */
   AUTH_ORG_WIDE_TEAMS: teamList.prefault(""),
+  /** The identity provider (CONTRACT §18): its keys and issuer verify tokens; with OIDC_CLIENT_ID, the console signs in with it. */
+  OIDC_ISSUER: httpUrl.optional(),
+  /** The console's client id at the provider (a public client: Authorization Code with PKCE). */
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_SCOPES: z.string().trim().min(1).default("openid profile email offline_access"),
+  /** RFC 8707 resource indicator sent on the console's authorization and token requests. */
+  OIDC_RESOURCE: z.url().optional(),
+  /** The provider's name on the sign-in page (default: the issuer's host). */
+  OIDC_PROVIDER_NAME: z.string().trim().min(1).max(100).optional(),
   SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
   SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
   SCAN_ENGINES: scanEngines.prefault(""),
@@ -157,8 +166,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const config = parsed.data;
-  if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) {
-    throw new ConfigError("Invalid configuration:\n  AUTH_JWT_SECRET or AUTH_JWKS_URL is required in production");
+  if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && !config.OIDC_ISSUER) {
+    throw new ConfigError(
+      "Invalid configuration:\n  AUTH_JWT_SECRET, AUTH_JWKS_URL or OIDC_ISSUER is required in production",
+    );
+  }
+  if (config.OIDC_CLIENT_ID && !config.OIDC_ISSUER) {
+    throw new ConfigError(
+      "Invalid configuration:\n  OIDC_CLIENT_ID needs OIDC_ISSUER (the provider it is registered with)",
+    );
   }
   if (config.NODE_ENV === "production" && !config.WEBHOOK_SECRET_KEYS) {
     throw new ConfigError(

@@ -1,6 +1,9 @@
 // Bearer token verification with jose (docs/spec/CONTRACT.md §1): an algorithm allow-list, exp required,
-// nbf honoured with 30 s skew, iss/aud checked when configured.
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+// nbf honoured with 30 s skew, iss/aud checked when configured. With an OpenID issuer (§18), its
+// discovery document gives the keys and the issuer of the provider's (asymmetric) tokens; tokens
+// signed with the shared secret are checked as before.
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { IssuerMetadata } from "./issuer-discovery.ts";
 import { ADMIN_SCOPE, type Actor } from "./scopes.ts";
 import { InvalidTeamsClaim, teamAccessOf, type TeamSettings } from "./teams.ts";
 import { createVerifiedTokens } from "./verified-tokens.ts";
@@ -8,6 +11,8 @@ import { createVerifiedTokens } from "./verified-tokens.ts";
 export interface AuthSettings {
   jwtSecret?: string;
   jwksUrl?: string;
+  /** OIDC_ISSUER's metadata: where the keys (unless jwksUrl) and the expected issuer (unless issuer) come from. */
+  provider?: IssuerMetadata;
   issuer?: string;
   audience?: string;
   teams?: TeamSettings;
@@ -25,17 +30,47 @@ export class InvalidTokenError extends Error {
 
 const ASYMMETRIC = ["RS256", "ES256", "EdDSA"];
 const CLOCK_SKEW_SECONDS = 30;
+/**
+ * A token naming a key the JWKS does not hold makes jose fetch the JWKS again, at most this often:
+ * a key the provider has just rotated in is accepted within seconds (and garbage `kid`s cannot make
+ * the service hammer the provider).
+ */
+const JWKS_COOLDOWN_MS = 5_000;
+
+const remoteKeys = (url: string) => createRemoteJWKSet(new URL(url), { cooldownDuration: JWKS_COOLDOWN_MS });
 
 export type TokenVerifier = (authorizationHeader: string | undefined) => Promise<Actor>;
 
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   const secret = settings.jwtSecret ? new TextEncoder().encode(settings.jwtSecret) : undefined;
-  const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
-  const algorithms = [...(secret ? ["HS256"] : []), ...(jwks ? ASYMMETRIC : [])];
+  const provider = settings.provider;
+  let jwks: Promise<JWTVerifyGetKey> | undefined = settings.jwksUrl
+    ? Promise.resolve(remoteKeys(settings.jwksUrl))
+    : undefined;
+  const providerKeys = () => {
+    jwks ??= provider!.get().then(
+      (metadata) => {
+        if (!metadata.jwks_uri) throw new Error("the issuer's discovery document has no jwks_uri");
+        return remoteKeys(metadata.jwks_uri);
+      },
+      (err: unknown) => {
+        jwks = undefined;
+        throw err;
+      },
+    );
+    return jwks;
+  };
+  const asymmetric = Boolean(settings.jwksUrl || provider);
+  const algorithms = [...(secret ? ["HS256"] : []), ...(asymmetric ? ASYMMETRIC : [])];
   const getKey: JWTVerifyGetKey = async (header, token) => {
     if (header.alg === "HS256" && secret) return secret;
-    if (jwks) return jwks(header, token);
+    if (asymmetric) return (await providerKeys())(header, token);
     throw new Error("no key for this algorithm");
+  };
+  /** The provider's tokens carry its issuer; shared-secret ones only what AUTH_ISSUER demands. */
+  const issuerFor = async (token: string) => {
+    if (settings.issuer || !provider || decodeProtectedHeader(token).alg === "HS256") return settings.issuer;
+    return (await provider.get()).issuer;
   };
 
   const teams = settings.teams ?? { orgWideTeams: [] };
@@ -53,7 +88,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
         algorithms,
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ["exp"],
-        issuer: settings.issuer,
+        issuer: await issuerFor(token),
         audience: settings.audience,
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type Koa from "koa";
 import { sendProblem } from "./middleware/errors.ts";
 import { CONSOLE_CSP } from "./middleware/security-headers.ts";
+import { withSignIn, type ConsoleSignIn } from "./console-sign-in.ts";
 import { problem } from "./problem.ts";
 
 export const CONSOLE_DIR = fileURLToPath(new URL("../../dist/console/", import.meta.url));
@@ -42,7 +43,7 @@ function readEncoded(file: string, encodings: readonly ("br" | "gzip")[]): Encod
   return encoded;
 }
 
-export function loadConsole(dir = CONSOLE_DIR): LoadedConsole | undefined {
+export function loadConsole(dir = CONSOLE_DIR, signIn?: ConsoleSignIn): LoadedConsole | undefined {
   let manifest: ConsoleManifest;
   try {
     manifest = JSON.parse(readFileSync(`${dir}manifest.json`, "utf8")) as ConsoleManifest;
@@ -54,7 +55,7 @@ export function loadConsole(dir = CONSOLE_DIR): LoadedConsole | undefined {
       (a) => [a.name, { type: a.type, ...readEncoded(`${dir}assets/${a.name}`, a.encodings) }] as const,
     ),
   );
-  const index = readEncoded(`${dir}${manifest.index}`, []);
+  const index = { identity: Buffer.from(withSignIn(readFileSync(`${dir}${manifest.index}`, "utf8"), signIn)) };
   const etag = `"${createHash("sha256").update(index.identity).digest("base64url").slice(0, 27)}"`;
   return { index: { ...index, type: "text/html; charset=utf-8", etag }, assets };
 }
@@ -71,11 +72,11 @@ function send(ctx: Koa.Context, asset: Asset) {
   ctx.body = body;
 }
 
-export function consoleMiddleware(loaded = loadConsole()): Koa.Middleware {
+export function consoleMiddleware(loaded = loadConsole(), csp: () => string = () => CONSOLE_CSP): Koa.Middleware {
   return async (ctx, next) => {
     const page = isConsolePage(ctx.path);
     if (!page && !ctx.path.startsWith(ASSET_PREFIX)) return next();
-    ctx.set("Content-Security-Policy", CONSOLE_CSP);
+    ctx.set("Content-Security-Policy", csp());
     if (ctx.method !== "GET" && ctx.method !== "HEAD") {
       ctx.set("Allow", "GET, HEAD");
       return sendProblem(ctx, problem("method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}`));
