@@ -1,15 +1,15 @@
 // The urql client of a session: queries and mutations over HTTP POST to /graphql with the
-// session's token. A 401 ends the session. Subscriptions go through live.ts.
+// session's current token (renewals replace it). A 401 ends the session. Subscriptions go through live.ts.
 import { cacheExchange, Client, fetchExchange, mapExchange } from "@urql/core";
 import { fromCombinedError } from "./api-error.ts";
-import { signOut } from "./session.ts";
+import { currentToken, signOut } from "./session.ts";
 
-export function createApiClient(token: string): Client {
+export function createApiClient(): Client {
   return new Client({
     url: "/graphql",
     preferGetMethod: false,
     requestPolicy: "cache-and-network",
-    fetchOptions: () => ({ headers: { authorization: `Bearer ${token}` } }),
+    fetchOptions: () => ({ headers: { authorization: `Bearer ${currentToken()}` } }),
     exchanges: [
       mapExchange({
         onError(error) {

@@ -6,7 +6,9 @@ import { useEffect, useMemo } from "preact/hooks";
 import { createApiClient } from "./api-client.ts";
 import { Layout } from "./components/layout.tsx";
 import { createLiveConnection, LiveContext } from "./live.ts";
-import { signOut, useSession } from "./session.ts";
+import { keepRenewed } from "./oidc/renewal.ts";
+import { providerSettings } from "./oidc/provider.ts";
+import { currentToken, onRenewal, providerSession, signOut, useSession } from "./session.ts";
 import { ApplicationView } from "./views/application/application-view.tsx";
 import { NotFoundView } from "./views/not-found-view.tsx";
 import { PortfolioView } from "./views/portfolio/portfolio-view.tsx";
@@ -15,10 +17,15 @@ import { SignInView } from "./views/sign-in/sign-in-view.tsx";
 import { WebhookView } from "./views/webhooks/webhook-view.tsx";
 import { WebhooksView } from "./views/webhooks/webhooks-view.tsx";
 
-function SignedIn({ token }: { token: string }) {
-  const client = useMemo(() => createApiClient(token), [token]);
-  const live = useMemo(() => createLiveConnection(token, signOut), [token]);
+function SignedIn() {
+  const client = useMemo(() => createApiClient(), []);
+  const live = useMemo(() => createLiveConnection(currentToken, signOut), []);
   useEffect(() => () => live.dispose(), [live]);
+  useEffect(() => onRenewal(() => live.renew()), [live]);
+  useEffect(() => {
+    const provider = providerSettings();
+    if (provider && providerSession()) return keepRenewed(provider);
+  }, []);
   return (
     <Provider value={client}>
       <LiveContext.Provider value={live}>
@@ -38,10 +45,10 @@ function SignedIn({ token }: { token: string }) {
 }
 
 export function App() {
-  const { token, endedBecause } = useSession();
+  const session = useSession();
   return (
     <LocationProvider>
-      {token ? <SignedIn key={token} token={token} /> : <SignInView endedBecause={endedBecause} />}
+      {session.token ? <SignedIn key={session.id} /> : <SignInView session={session} />}
     </LocationProvider>
   );
 }

@@ -66,6 +66,12 @@ export interface LiveConnection {
   onStatus(listener: (status: LiveStatus) => void): () => void;
   catchUp(): CatchUp | null;
   onCatchUp(listener: (catchUp: CatchUp | null) => void): () => void;
+  /**
+   * The session's token was renewed: the socket reconnects with it before the old one expires (the
+   * service closes a socket when its token does). Subscriptions resume from their cursors as after
+   * a drop, but quietly: no "reconnecting", no catch-up notice, no refetch.
+   */
+  renew(): void;
   dispose(): void;
 }
 
@@ -88,13 +94,15 @@ const HEAD = "query EventLogHead { eventLogHead }";
 /** Codes with which the service refuses a resumed subscription's cursor (see the note in `open`). */
 const REFUSED_CURSOR = new Set(["CURSOR_EXPIRED", "BAD_USER_INPUT"]);
 
-export function createLiveConnection(token: string, onRefused: (reason: string) => void): LiveConnection {
+export function createLiveConnection(token: () => string | null, onRefused: (reason: string) => void): LiveConnection {
   let status: LiveStatus = "connecting";
   let catchUp: CatchUp | null = null;
   const statusListeners = new Set<(status: LiveStatus) => void>();
   const catchUpListeners = new Set<(catchUp: CatchUp | null) => void>();
   const reconnectListeners = new Set<() => void>();
   const active = new Set<Active>();
+  /** A reconnection asked for by renew(), not a drop. */
+  let renewing = false;
   const setStatus = (next: LiveStatus) => {
     if (next === status) return;
     status = next;
@@ -121,7 +129,8 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`;
   const client: Client = createClient({
     url,
-    connectionParams: { authorization: `Bearer ${token}` },
+    // Read at every (re)connection: after a renewal the socket comes back with the new token.
+    connectionParams: () => ({ authorization: `Bearer ${token()}` }),
     lazy: false,
     keepAlive: 10_000,
     retryAttempts: Number.MAX_SAFE_INTEGER,
@@ -132,6 +141,11 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     onNonLazyError: () => {},
     on: {
       connected: (_socket, _payload, wasRetry) => {
+        if (renewing) {
+          renewing = false;
+          for (const sub of active) if (!sub.release) reopen(sub);
+          return setStatus("live");
+        }
         if (wasRetry) {
           startCatchUp();
           for (const sub of active) if (!sub.release) reopen(sub);
@@ -142,9 +156,11 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
       closed: (event) => {
         if ((event as CloseEvent).code === FORBIDDEN)
           return onRefused("The service closed the live connection: the token was refused or has expired.");
-        setStatus("reconnecting");
-        clearTimeout(quiet);
-        setCatchUp(null);
+        if (!renewing) {
+          setStatus("reconnecting");
+          clearTimeout(quiet);
+          setCatchUp(null);
+        }
         // Off the dropped socket, so that graphql-ws does not re-send them as they were first sent.
         for (const sub of active) {
           sub.release?.();
@@ -263,6 +279,11 @@ export function createLiveConnection(token: string, onRefused: (reason: string) 
     onCatchUp(listener) {
       catchUpListeners.add(listener);
       return () => void catchUpListeners.delete(listener);
+    },
+    renew() {
+      if (status !== "live") return; // not connected: the next attempt reads the new token anyway
+      renewing = true;
+      client.terminate();
     },
     // Disposing while a connection attempt is refused rejects; nothing is left to clean up then.
     dispose: () => {

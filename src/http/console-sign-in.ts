@@ -2,6 +2,7 @@
 // first paint needs no extra request: a <meta name="appsec-sign-in"> holding the provider's issuer,
 // the console's (public) client id, the scopes and resource to ask for, and the provider's name.
 // Without OIDC_ISSUER and OIDC_CLIENT_ID there is none, and the console keeps its token form.
+import { ADMIN_SCOPE, SCOPES } from "../auth/scopes.ts";
 import type { Config } from "../config.ts";
 import { CONSOLE_CSP } from "./middleware/security-headers.ts";
 
@@ -11,6 +12,8 @@ export interface ConsoleSignIn {
   scopes: string;
   resource?: string;
   providerName: string;
+  /** Every scope of the service, for the sign-in page's sentence when the provider granted none. */
+  apiScopes: string[];
 }
 
 export function consoleSignIn(config: Config): ConsoleSignIn | undefined {
@@ -21,6 +24,7 @@ export function consoleSignIn(config: Config): ConsoleSignIn | undefined {
     scopes: config.OIDC_SCOPES,
     ...(config.OIDC_RESOURCE ? { resource: config.OIDC_RESOURCE } : {}),
     providerName: config.OIDC_PROVIDER_NAME ?? new URL(config.OIDC_ISSUER).host,
+    apiScopes: [...SCOPES, ADMIN_SCOPE],
   };
 }
 

@@ -8,7 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import type { Configuration } from "oidc-provider";
+import type { ClientMetadata, Configuration } from "oidc-provider";
 import { SCOPES } from "../../src/auth/scopes.ts";
 
 /** The service's scopes, and `admin`, as the provider's resource server knows them. */
@@ -26,8 +26,6 @@ export interface MachineClient {
 }
 
 export interface TestProviderOptions {
-  /** Where the console runs: its redirect URIs are registered there. */
-  serviceOrigin?: string;
   /** The service's resource indicator (the access tokens' audience). */
   resource?: string;
   /** Login name → teams. Anyone else signs in with no team. */
@@ -46,6 +44,8 @@ export interface TestProvider {
   kids(): string[];
   /** Signs with a new key from now on, publishing it before the old one (kept, as a rotation does). */
   rotateKeys(): Promise<void>;
+  /** Registers a console at `origin` (its callback and post-logout URIs), as an administrator would. */
+  registerConsole(origin: string): Promise<void>;
   /** A client credentials token for `machine`, straight from the token endpoint. */
   clientCredentialsToken(machine: MachineClient, options?: { resource?: string; scope?: string }): Promise<string>;
   close(): Promise<void>;
@@ -80,21 +80,22 @@ export async function startTestProvider(options: TestProviderOptions = {}): Prom
   const resource = options.resource ?? "https://appsec.test/api";
   const users = options.users ?? {};
   const machines = options.machines ?? [];
-  const origin = options.serviceOrigin ?? "http://127.0.0.1";
+  const consoles: string[] = [];
   let keys = [await signingKey()];
 
+  const consoleClient = (): ClientMetadata => ({
+    client_id: CONSOLE_CLIENT_ID,
+    client_name: "AppSec console",
+    token_endpoint_auth_method: "none",
+    application_type: "web",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    redirect_uris: consoles.map((origin) => `${origin}/console/callback`),
+    post_logout_redirect_uris: consoles.map((origin) => `${origin}/`),
+  });
   const configuration = (): Configuration => ({
     clients: [
-      {
-        client_id: CONSOLE_CLIENT_ID,
-        client_name: "AppSec console",
-        token_endpoint_auth_method: "none",
-        application_type: "web",
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        redirect_uris: [`${origin}/console/callback`],
-        post_logout_redirect_uris: [`${origin}/`],
-      },
+      ...(consoles.length === 0 ? [] : [consoleClient()]),
       ...machines.map((m) => ({
         client_id: m.clientId,
         client_secret: m.clientSecret,
@@ -105,6 +106,9 @@ export async function startTestProvider(options: TestProviderOptions = {}): Prom
       })),
     ],
     jwks: { keys },
+    // The console calls the token and revocation endpoints from its own origin.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
     scopes: ["openid", "offline_access", "profile", "email", ...SERVICE_SCOPES.split(" ")],
     cookies: { keys: ["test-provider-cookie-key"] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: `${sub}@example.test` }) }),
@@ -129,8 +133,15 @@ export async function startTestProvider(options: TestProviderOptions = {}): Prom
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
-      revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      // A client revokes its own tokens only.
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      rpInitiatedLogout: {
+        enabled: true,
+        // The default page imports a web font from the internet; this one asks the same, offline.
+        logoutSource: (ctx, form) => {
+          ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign out</title></head><body><main><h1>Sign out of the test provider?</h1>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button> <button type="submit" form="op.logoutForm">No, stay signed in</button></main></body></html>`;
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -156,6 +167,10 @@ export async function startTestProvider(options: TestProviderOptions = {}): Prom
     issuer,
     resource,
     kids: () => keys.map((k) => k.kid!),
+    async registerConsole(origin) {
+      consoles.push(origin);
+      provider = await quietly(() => new Provider(issuer, configuration()));
+    },
     async rotateKeys() {
       keys = [await signingKey(), keys[0]!];
       provider = await quietly(() => new Provider(issuer, configuration()));

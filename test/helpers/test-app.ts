@@ -76,7 +76,15 @@ export async function startTestApp(
   for (const worker of app.workers) if (options.workers?.includes(worker.name)) worker.start();
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = (scopes = ["admin"], sub = "tester", teams?: string[]) =>
-    mintToken({ secret: TEST_JWT_SECRET, sub, scopes, teams, teamsClaim: config.AUTH_TEAMS_CLAIM });
+    mintToken({
+      secret: TEST_JWT_SECRET,
+      sub,
+      scopes,
+      teams,
+      teamsClaim: config.AUTH_TEAMS_CLAIM,
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+    });
   const adminToken = await token();
 
   return {

@@ -4,6 +4,7 @@
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { OTHER_RESOURCE, startTestProvider, type MachineClient, type TestProvider } from "../helpers/oidc-provider.ts";
 import { mintToken } from "../../src/auth/mint-token.ts";
+import { SCOPES } from "../../src/auth/scopes.ts";
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/test-app.ts";
 
 const reader: MachineClient = {
@@ -153,6 +154,7 @@ describe("the console's page", () => {
         scopes: "openid profile email offline_access",
         resource: provider.resource,
         providerName: `Example "SSO" <Okta>`,
+        apiScopes: [...SCOPES, "admin"],
       });
       expect(page.headers.get("content-security-policy")).toContain(`connect-src 'self' ${provider.issuer}`);
     } finally {

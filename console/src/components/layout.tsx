@@ -3,7 +3,7 @@ import { useLocation } from "preact-iso";
 import { useEffect, useRef } from "preact/hooks";
 import { useLiveStatus } from "../live.ts";
 import { CatchUpNotice } from "./catch-up-notice.tsx";
-import { signOut } from "../session.ts";
+import { signOutOfSession } from "../oidc/sign-out.ts";
 import styles from "./layout.module.css";
 import { WhoseView } from "./whose-view.tsx";
 
@@ -47,7 +47,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         <span role="status" class={`${styles.live} ${styles[status]}`}>
           {LIVE_WORDS[status]}
         </span>
-        <button type="button" class={styles.signOut} onClick={() => signOut()}>
+        <button type="button" class={styles.signOut} onClick={signOutOfSession}>
           Sign out
         </button>
       </header>

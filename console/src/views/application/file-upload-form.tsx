@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import type { ApiError } from "../../api-error.ts";
 import { FormOutcome } from "../../components/form-outcome.tsx";
 import { ApiRequestError } from "../../rest.ts";
-import { useSession } from "../../session.ts";
+import { currentToken } from "../../session.ts";
 import styles from "./forms.module.css";
 
 /** The request headers for a file: `typeOf` names its content type from its name (less `.gz`); gzip is sent as such. */
@@ -32,7 +32,6 @@ export interface FileUploadFormProps<R> {
 }
 
 export function FileUploadForm<R>(props: FileUploadFormProps<R>) {
-  const { token } = useSession();
   const [file, setFile] = useState<File | null>(null);
   const [dragging, setDragging] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -41,6 +40,7 @@ export function FileUploadForm<R>(props: FileUploadFormProps<R>) {
 
   const upload = async (event: Event) => {
     event.preventDefault();
+    const token = currentToken();
     if (!file || !token) return setError(props.nothingChosen);
     setBusy(true);
     setError(null);

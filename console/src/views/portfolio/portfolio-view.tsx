@@ -5,7 +5,9 @@ import { Badge, SeverityCounts } from "../../components/badges.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Empty, Loading } from "../../components/states.tsx";
 import { DataTable } from "../../components/data-table.tsx";
+import { providerSettings } from "../../oidc/provider.ts";
 import { latestOf, type ScanEvent } from "../../scan-events.ts";
+import { providerSession } from "../../session.ts";
 import { seesSeveralTeams, useViewer, type Viewer } from "../../viewer.ts";
 import { OwnerFilter } from "./owner-filter.tsx";
 import styles from "./portfolio-view.module.css";
@@ -120,8 +122,17 @@ function PortfolioPage({ after, owner, viewer, first, last, refreshes, latest, o
 
 function EmptyPortfolio({ owner, viewer }: { owner: string | null; viewer: Viewer | undefined }) {
   if (owner !== null) return <Empty>No applications owned by {owner}.</Empty>;
-  if (viewer && !viewer.orgWide && viewer.teams?.length === 0)
+  if (viewer && !viewer.orgWide && viewer.teams?.length === 0) {
+    const provider = providerSettings();
+    if (provider && providerSession())
+      return (
+        <Empty>
+          You are in no team at {provider.providerName} (its groups are the teams), so you see no application. Ask its
+          administrators to add you to your team's group.
+        </Empty>
+      );
     return <Empty>This token belongs to no team, so it sees no application.</Empty>;
+  }
   return <Empty>No applications yet. Create one with POST /applications or the createApplication mutation.</Empty>;
 }
 

@@ -1,72 +1,48 @@
-import { useState } from "preact/hooks";
-import { fromProblem, type ApiError } from "../../api-error.ts";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { signIn } from "../../session.ts";
+import { providerSettings } from "../../oidc/provider.ts";
+import type { Session } from "../../session.ts";
+import { ProviderSignIn } from "./provider-sign-in.tsx";
 import styles from "./sign-in-view.module.css";
+import { TokenForm } from "./token-form.tsx";
 
-/** Asks the service whether it takes the token before keeping it. */
-async function check(token: string): Promise<ApiError | null> {
-  try {
-    const response = await fetch("/graphql", {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ query: "{ __typename }" }),
-    });
-    if (response.ok) return null;
-    const body = (await response.json().catch(() => ({}))) as { errors?: { message: string }[] };
-    return fromProblem(
-      { title: response.status === 401 ? "Unauthorized" : undefined, detail: body.errors?.[0]?.message },
-      response.status,
+/**
+ * The sign-in page: with the identity provider when the service names one (CONTRACT §18), else
+ * the token form (§16), which stays available under the provider's button. Says why the last
+ * session ended or the last sign-in failed.
+ */
+export function SignInView({ session }: { session: Session }) {
+  const provider = providerSettings();
+  if (session.completing)
+    return (
+      <main id="main" class={styles.page}>
+        <h1>Sign in to the AppSec console</h1>
+        <p role="status">Signing in with {provider?.providerName}…</p>
+      </main>
     );
-  } catch (err) {
-    return { title: "The service could not be reached", detail: (err as Error).message };
-  }
-}
-
-export function SignInView({ endedBecause }: { endedBecause?: string }) {
-  const [token, setToken] = useState("");
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const value = token.trim().replace(/^Bearer\s+/i, "");
-    if (!value) return setError({ title: "A token is needed", detail: "Paste an access token (a JWT) to sign in." });
-    setBusy(true);
-    const refused = await check(value);
-    setBusy(false);
-    if (refused) setError(refused);
-    else signIn(value);
-  };
   return (
     <main id="main" class={styles.page}>
       <h1>Sign in to the AppSec console</h1>
-      {endedBecause && !error && (
+      {session.failedBecause && (
         <div role="alert" class={styles.ended}>
-          <p>Your session ended: {endedBecause}</p>
-          <p>Sign in again with a valid token.</p>
+          <p>{session.failedBecause}</p>
         </div>
       )}
-      <form onSubmit={submit} class={styles.form}>
-        <label for="token">Access token</label>
-        <textarea
-          id="token"
-          name="token"
-          rows={4}
-          spellcheck={false}
-          autocomplete="off"
-          aria-describedby="token-help"
-          value={token}
-          onInput={(e) => setToken(e.currentTarget.value)}
-        />
-        <p id="token-help" class={styles.help}>
-          A bearer token from your identity provider, or from <code>npm run token -- --scope admin</code>. It is kept in
-          this browser tab only, until you sign out or close it.
-        </p>
-        {error && <ErrorNotice error={error} />}
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
-      </form>
+      {session.endedBecause && (
+        <div role="alert" class={styles.ended}>
+          <p>Your session ended: {session.endedBecause}</p>
+          <p>{provider ? "Sign in again to go on." : "Sign in again with a valid token."}</p>
+        </div>
+      )}
+      {provider ? (
+        <>
+          <ProviderSignIn provider={provider} />
+          <details class={styles.alternative}>
+            <summary>Sign in with an access token instead</summary>
+            <TokenForm />
+          </details>
+        </>
+      ) : (
+        <TokenForm />
+      )}
     </main>
   );
 }
