@@ -1,8 +1,10 @@
-// The agent's view of the service: the REST routes it calls, with its token, over one keep-alive
-// connection pool (undici). The token goes in the Authorization header and nowhere else.
+// The agent's view of the service: the REST routes it calls, with its token (asked for each call:
+// a client credentials token is renewed as it ages), over one keep-alive connection pool (undici).
+// The token goes in the Authorization header and nowhere else.
 import { createReadStream } from "node:fs";
 import { createGzip } from "node:zlib";
 import { Agent, request, type Dispatcher } from "undici";
+import type { MachineTokens } from "../auth/machine-tokens.ts";
 import type { ReportFormat, ScanType } from "./agent-config.ts";
 import type { Job } from "./executor.ts";
 
@@ -53,11 +55,9 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-export function createApiClient(baseUrl: string, token: string): ApiClient {
+export function createApiClient(baseUrl: string, tokens: MachineTokens): ApiClient {
   // Long polls wait up to 30 s for their answer's headers; uploads may take a while to be read.
   const dispatcher = new Agent({ headersTimeout: 120_000, bodyTimeout: 120_000, keepAliveTimeout: 30_000 });
-  const authorization = `Bearer ${token}`;
-
   async function call<Body = unknown>(
     what: string,
     method: Dispatcher.HttpMethod,
@@ -69,9 +69,15 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
       signal?: AbortSignal;
     } = {},
   ): Promise<{ status: number; body: Body }> {
+    let authorization: string;
+    try {
+      authorization = `Bearer ${await tokens.token()}`;
+    } catch (err) {
+      throw new ApiError(0, { detail: `could not get a token from ${tokens.source}: ${(err as Error).message}` }, what);
+    }
     let res: Dispatcher.ResponseData;
     try {
-      res = await send(path, method, options);
+      res = await send(path, method, authorization, options);
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new ApiError(0, { detail: `could not reach ${baseUrl}: ${(err as Error).message}` }, what);
@@ -90,6 +96,7 @@ export function createApiClient(baseUrl: string, token: string): ApiClient {
   function send(
     path: string,
     method: Dispatcher.HttpMethod,
+    authorization: string,
     options: { json?: unknown; body?: NodeJS.ReadableStream; headers?: Record<string, string>; signal?: AbortSignal },
   ): Promise<Dispatcher.ResponseData> {
     return request(new URL(path, baseUrl), {

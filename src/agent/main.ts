@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // appsec-agent --config agent.json [--name <name>]   (npm run agent -- --config agent.json)
 // Runs the scans the service hands to agents (docs/spec/CONTRACT.md §12) with the tools of this machine:
-// APPSEC_URL (default http://localhost:8080) and APPSEC_TOKEN (scope scans:run) from the
+// APPSEC_URL (default http://localhost:8080) and APPSEC_TOKEN (scope scans:run), or
+// OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (the client credentials grant, CONTRACT §18;
+// OIDC_SCOPES, default scans:run, and OIDC_RESOURCE as the provider wants them), from the
 // environment, LOG_LEVEL for its JSON logs. SIGTERM or SIGINT: no new claims, scans in progress
 // finish within the grace or are handed back, then exit 0; a second signal hands them back at once.
 // A client of the REST API only: nothing here reads the service's database or domain.
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { machineTokensFromEnv } from "../auth/machine-tokens.ts";
 import { createLogger } from "../log.ts";
 import { AgentConfigError, loadAgentConfig, type ScanType } from "./agent-config.ts";
 import { createAgent } from "./agent.ts";
@@ -15,7 +18,7 @@ import { createExecutor } from "./create-executor.ts";
 import type { Executor } from "./executor.ts";
 
 const USAGE =
-  "Usage: appsec-agent --config <agent.json> [--name <agent name>]   (APPSEC_URL, APPSEC_TOKEN in the environment)";
+  "Usage: appsec-agent --config <agent.json> [--name <agent name>]   (APPSEC_URL, and APPSEC_TOKEN or OIDC_ISSUER/OIDC_CLIENT_ID/OIDC_CLIENT_SECRET in the environment)";
 
 function exit(message: string, code = 2): never {
   console.error(message);
@@ -36,9 +39,11 @@ try {
 }
 if (values.help) exit(USAGE, 0);
 if (!values.config) exit(USAGE);
-const token = process.env["APPSEC_TOKEN"];
-if (!token)
-  exit("Set APPSEC_TOKEN to a token with the scans:run scope (npm run token -- --scope scans:run --sub agent-1)");
+const tokens = machineTokensFromEnv(process.env, {
+  scope: "scans:run",
+  tokenHint: "npm run token -- --scope scans:run --sub agent-1",
+});
+if (typeof tokens === "string") exit(tokens);
 const baseUrl = process.env["APPSEC_URL"] || "http://localhost:8080";
 try {
   new URL(baseUrl);
@@ -60,7 +65,7 @@ try {
 
 const log = createLogger(process.env["LOG_LEVEL"] || "info");
 const agent = createAgent({
-  api: createApiClient(baseUrl, token),
+  api: createApiClient(baseUrl, tokens),
   executors,
   name: values.name ?? config.name ?? os.hostname(),
   concurrency: config.concurrency,

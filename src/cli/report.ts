@@ -2,12 +2,15 @@
 //                    [--scan-type sast] [--triggered-by ci-job-17] [--checkout-path <dir>]
 // Sends a scanner's report from CI (docs/spec/CONTRACT.md §11), gzip-compressed as it is read from disk: a new
 // scan, or with --scan the triggered scan of an external type it completes. APPSEC_URL (default
-// http://localhost:8080) and APPSEC_TOKEN (scope scans:write) come from the environment.
+// http://localhost:8080) and APPSEC_TOKEN (scope scans:write) come from the environment, or instead
+// of the token OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (a token by the client credentials
+// grant, CONTRACT §18; OIDC_SCOPES default scans:write, OIDC_RESOURCE as the provider wants).
 import { createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { createGzip } from "node:zlib";
+import { machineTokensFromEnv } from "../auth/machine-tokens.ts";
 
 const USAGE =
   "Usage: npm run report -- --app <applicationId> --file <report.json> [--scan <scanId>] [--format sarif|cyclonedx|trivy|grype|zap] [--scan-type sast|dast|sca|container] [--triggered-by <who>] [--checkout-path <dir, default: the current one>]";
@@ -34,8 +37,11 @@ try {
   fail(`${(err as Error).message}\n${USAGE}`);
 }
 if (!values.app || !values.file) fail(USAGE);
-const token = process.env["APPSEC_TOKEN"];
-if (!token) fail("Set APPSEC_TOKEN to a token with the scans:write scope (npm run token -- --scope scans:write)");
+const tokens = machineTokensFromEnv(process.env, {
+  scope: "scans:write",
+  tokenHint: "npm run token -- --scope scans:write",
+});
+if (typeof tokens === "string") fail(tokens);
 const baseUrl = process.env["APPSEC_URL"] || "http://localhost:8080";
 await access(values.file).catch(() => fail(`Cannot read ${values.file}`));
 
@@ -55,6 +61,12 @@ for (const [param, value] of [
   if (value) url.searchParams.set(param!, value);
 }
 
+let token: string;
+try {
+  token = await tokens.token();
+} catch (err) {
+  fail(`Could not get a token from ${tokens.source}: ${(err as Error).message}`, 1);
+}
 let res: Response;
 try {
   res = await fetch(url, {

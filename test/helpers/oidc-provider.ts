@@ -46,6 +46,8 @@ export interface TestProvider {
   rotateKeys(): Promise<void>;
   /** Registers a console at `origin` (its callback and post-logout URIs), as an administrator would. */
   registerConsole(origin: string): Promise<void>;
+  /** How many token requests `clientId` made (each grant and renewal is one). */
+  tokenRequests(clientId: string): number;
   /** A client credentials token for `machine`, straight from the token endpoint. */
   clientCredentialsToken(machine: MachineClient, options?: { resource?: string; scope?: string }): Promise<string>;
   close(): Promise<void>;
@@ -161,12 +163,21 @@ export async function startTestProvider(options: TestProviderOptions = {}): Prom
   });
 
   let provider = await quietly(() => new Provider(issuer, configuration()));
-  server.on("request", (req, res) => void provider.callback()(req, res));
+  const tokenRequests = new Map<string, number>();
+  server.on("request", (req, res) => {
+    if (req.method === "POST" && req.url === "/token") {
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      const clientId = basic ? decodeURIComponent(Buffer.from(basic, "base64").toString().split(":")[0]!) : "?";
+      tokenRequests.set(clientId, (tokenRequests.get(clientId) ?? 0) + 1);
+    }
+    void provider.callback()(req, res);
+  });
 
   return {
     issuer,
     resource,
     kids: () => keys.map((k) => k.kid!),
+    tokenRequests: (clientId) => tokenRequests.get(clientId) ?? 0,
     async registerConsole(origin) {
       consoles.push(origin);
       provider = await quietly(() => new Provider(issuer, configuration()));
