@@ -150,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     provider,
     issuer: config.AUTH_ISSUER,
     audience: config.AUTH_AUDIENCE,
+    scopeClaims: config.AUTH_SCOPE_CLAIMS,
     teams: { claim: config.AUTH_TEAMS_CLAIM, orgWideTeams: config.AUTH_ORG_WIDE_TEAMS },
   });
 

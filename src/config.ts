@@ -72,7 +72,7 @@ const targetAllowList = z.string().transform((value, ctx) => {
   }
 });
 
-/** AUTH_ORG_WIDE_TEAMS: comma-separated team names. */
+/** AUTH_ORG_WIDE_TEAMS, AUTH_SCOPE_CLAIMS: comma-separated names. */
 const teamList = z.string().transform((value) =>
   value
     .split(",")
@@ -94,6 +94,8 @@ const envSchema = z.object({
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_ISSUER: z.string().min(1).optional(),
   AUTH_AUDIENCE: z.string().min(1).optional(),
+  /** The claims a token's scopes are read from, in order (Entra ID puts an application's permissions in `roles`). */
+  AUTH_SCOPE_CLAIMS: teamList.prefault("scope,scp"),
   /** The token claim listing the caller's teams (`teams`, `groups`): turns team access on (CONTRACT §17). */
   AUTH_TEAMS_CLAIM: z.string().min(1).optional(),
   /** Comma-separated teams whose members see every application (the AppSec team). */

@@ -15,6 +15,8 @@ export interface AuthSettings {
   provider?: IssuerMetadata;
   issuer?: string;
   audience?: string;
+  /** The claims scopes are read from (default `scope`, `scp`). */
+  scopeClaims?: readonly string[];
   teams?: TeamSettings;
 }
 
@@ -92,7 +94,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
         audience: settings.audience,
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("sub claim missing");
-      const scopes = scopesOf(payload);
+      const scopes = scopesOf(payload, settings.scopeClaims ?? DEFAULT_SCOPE_CLAIMS);
       const access = teamAccessOf(payload, scopes.has(ADMIN_SCOPE), teams);
       const actor: Actor = { sub: payload.sub, scopes, exp: payload.exp!, ...access };
       verified.set(token, actor);
@@ -105,7 +107,9 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   };
 }
 
-function scopesOf(payload: Record<string, unknown>): Set<string> {
+const DEFAULT_SCOPE_CLAIMS = ["scope", "scp"];
+
+function scopesOf(payload: Record<string, unknown>, claims: readonly string[]): Set<string> {
   const scopes = new Set<string>();
   const add = (v: unknown) => {
     if (typeof v === "string")
@@ -114,7 +118,6 @@ function scopesOf(payload: Record<string, unknown>): Set<string> {
         .forEach((s) => scopes.add(s));
     else if (Array.isArray(v)) v.filter((s) => typeof s === "string").forEach((s) => scopes.add(s));
   };
-  add(payload.scope);
-  add(payload.scp);
+  for (const claim of claims) add(payload[claim]);
   return scopes;
 }

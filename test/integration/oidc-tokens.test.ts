@@ -168,3 +168,22 @@ describe("the console's page", () => {
     expect(page.headers.get("content-security-policy")).toContain("connect-src 'self';");
   });
 });
+
+it("reads scopes from the claims AUTH_SCOPE_CLAIMS names (an Entra ID application's `roles`)", async () => {
+  const appOnly = await new SignJWT({ roles: ["scans:run", "scans:write"] })
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject("entra-app")
+    .setAudience(provider.resource)
+    .setExpirationTime("5m")
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+  expect((await t.request("GET", "/me", { token: appOnly })).body.scopes).toEqual([]);
+  const withRoles = await startTestApp({ AUTH_AUDIENCE: provider.resource, AUTH_SCOPE_CLAIMS: "scope, scp, roles" });
+  try {
+    expect((await withRoles.request("GET", "/me", { token: appOnly })).body.scopes).toEqual([
+      "scans:run",
+      "scans:write",
+    ]);
+  } finally {
+    await withRoles.close();
+  }
+});
