@@ -19,7 +19,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { mintToken } from "../src/auth/mint-token.ts";
-import { launchBrowser } from "../test/helpers/browser.ts";
+import { launchBrowser, prepareChromium } from "../test/helpers/browser.ts";
 import { CONSOLE_CLIENT_ID, startTestProvider } from "../test/helpers/oidc-provider.ts";
 import { startServiceProcess } from "../test/helpers/service-process.ts";
 import { benchDatabase } from "./database.ts";
@@ -78,6 +78,7 @@ export async function runConsoleBench(): Promise<void> {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<any>;
   };
+  console.log(`Browser: ${await prepareChromium()}`);
   const browser = await launchBrowser();
   try {
     // Seed through the API.
