@@ -13,6 +13,37 @@ import { availableParallelism } from "node:os";
 /** The integration tests that start the compiled service or agent; the others run from the sources. */
 const COMPILED = ["body-limits", "deadline-crash", "scan-agent", "webhook-crash"];
 
+/**
+ * The integration tests that run again behind PgBouncer in transaction mode (the pooler project):
+ * the doors (REST, GraphQL, subscriptions), the webhook dispatcher and the event log.
+ */
+const THROUGH_POOLER = [
+  "applications",
+  "policies",
+  "webhooks",
+  "scans",
+  "scan-reports",
+  "vex",
+  "sla",
+  "audit-trail",
+  "every-door",
+  "graphql-applications",
+  "graphql-dashboard",
+  "graphql-policies-webhooks",
+  "graphql-subscriptions",
+  "graphql-subscription-arguments",
+  "webhook-dispatcher",
+  "webhook-recover",
+  "record-outcomes",
+  "outbox-notify",
+  "listen",
+  "multi-instance",
+  "events",
+  "event-replay",
+  "event-resume",
+  "event-log-order.property",
+];
+
 const base = {
   rootDir: import.meta.dirname,
   testEnvironment: "node",
@@ -50,6 +81,18 @@ const projects = [
     globalTeardown,
   },
   {
+    // Not in `npm test` (it needs Debian's PgBouncer): `npm run test:pooler`, which .ci/run runs.
+    ...base,
+    displayName: "pooler",
+    testMatch: [
+      "<rootDir>/test/pooler/**/*.test.ts",
+      ...THROUGH_POOLER.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+    ],
+    moduleNameMapper: { "^appsec-service/webhook-verify$": "<rootDir>/src/webhooks/verify-delivery.ts" },
+    globalSetup: "<rootDir>/test/helpers/global-setup/pooler.ts",
+    globalTeardown,
+  },
+  {
     ...base,
     displayName: "browser",
     testMatch: ["<rootDir>/test/browser/**/*.test.ts"],
@@ -70,5 +113,5 @@ export default {
   maxWorkers: Math.max(2, availableParallelism() - 1),
   testTimeout: 30000,
   reporters: ["default", "<rootDir>/test/helpers/totals-reporter.js"],
-  projects: projects.filter((p) => !only || p.displayName === only),
+  projects: projects.filter((p) => (only ? p.displayName === only : p.displayName !== "pooler")),
 };

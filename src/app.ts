@@ -103,7 +103,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const log = options.log ?? createLogger(config.LOG_LEVEL);
   const webhookSecrets = createSecretBox(options.webhookSecretKeys ?? config.WEBHOOK_SECRET_KEYS ?? []);
-  const db = openDatabase(options.databaseUrl);
+  const db = openDatabase(options.databaseUrl, {
+    poolMode: config.DATABASE_POOL_MODE,
+    directUrl: config.DATABASE_DIRECT_URL,
+  });
   const health = createDatabaseHealth({ databaseUrl: options.databaseUrl, log });
   const metrics = createMetrics();
   const migrations = await readMigrations();
@@ -187,7 +190,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, log) : undefined;
   const feed = createEventFeed({
     redis: redis && { url: config.REDIS_URL!, client: redis },
-    databaseUrl: options.databaseUrl,
+    listenOn: db.listenOn,
     pool: db.pool,
     log,
     health,
@@ -195,7 +198,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
   const yoga = createGraphqlServer({ production, events, log, health });
-  const scanQueue = createQueuedScanSignal(db.pool, log.child({ worker: "queued-scan-signal" }));
+  const scanQueue = createQueuedScanSignal(db.listenOn, log.child({ worker: "queued-scan-signal" }));
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
     pool: db.pool,
@@ -237,7 +240,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const workers: BackgroundWorker[] = [];
   const scanRunner = createScanRunner({
     db: db.prisma,
-    pool: db.pool,
+    listenOn: db.listenOn,
     engines,
     log: log.child({ worker: "scan-runner" }),
     health,

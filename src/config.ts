@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting is validated once at start-up, typed and frozen.
 import { z } from "zod";
 import { EMBEDDED_PORT } from "./db/embedded-url.ts";
+import { POOL_MODES } from "./db/pool-mode.ts";
 import { SCAN_TYPES, type ScanType } from "./domain/scans/scans.schemas.ts";
 import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
 import { TargetAllowList } from "./net/target-allow-list.ts";
@@ -9,6 +10,7 @@ const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL");
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=?$/; // 32 bytes
 /** Comma-separated base64 keys of 32 bytes; the message never repeats the value. */
@@ -85,10 +87,11 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   /** Port of the zero-setup embedded Postgres (only used without DATABASE_URL). */
   EMBEDDED_PG_PORT: int(1, 65535).default(EMBEDDED_PORT),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  /** A session connection to the same database when DATABASE_URL goes through a pooler: LISTEN and the migrations' lock. */
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
+  /** `transaction`: DATABASE_URL is a transaction pooler (PgBouncer's pool_mode = transaction, RDS Proxy, Supavisor). */
+  DATABASE_POOL_MODE: z.enum(POOL_MODES).default("session"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   AUTH_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   AUTH_JWKS_URL: httpUrl.optional(),
@@ -171,6 +174,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && !config.OIDC_ISSUER) {
     throw new ConfigError(
       "Invalid configuration:\n  AUTH_JWT_SECRET, AUTH_JWKS_URL or OIDC_ISSUER is required in production",
+    );
+  }
+  if (config.DATABASE_DIRECT_URL && !config.DATABASE_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL it is the direct way to)",
+    );
+  }
+  if (config.DATABASE_POOL_MODE === "transaction" && !config.DATABASE_DIRECT_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL: LISTEN and the migrations' lock need a session, which a transaction pooler does not keep",
     );
   }
   if (config.OIDC_CLIENT_ID && !config.OIDC_ISSUER) {

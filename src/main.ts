@@ -46,7 +46,8 @@ async function main() {
   const embedded = config.DATABASE_URL ? undefined : await startEmbedded(config.EMBEDDED_PG_PORT);
   const databaseUrl = config.DATABASE_URL ?? embedded!.url;
 
-  const migrator = openDatabase(databaseUrl, { max: 1 });
+  // Under a session advisory lock (migrate.ts): on a session connection, not through a transaction pooler.
+  const migrator = openDatabase(config.DATABASE_DIRECT_URL ?? databaseUrl, { max: 1 });
   const applied = await migrate(migrator.pool).finally(() => migrator.close());
   if (applied.length) log.info({ applied }, "migrations applied");
 

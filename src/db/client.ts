@@ -2,14 +2,20 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { keepBackendMemoryMapped } from "./backend-memory.ts";
+import { createPool, type PoolMode } from "./pool-mode.ts";
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
 
 export interface Database {
   prisma: Db;
-  /** Plain pg pool for what Prisma does not do: migrations, LISTEN, hot-path SQL. */
+  /** Plain pg pool for what Prisma does not do: hot-path SQL. */
   pool: pg.Pool;
+  /**
+   * Where LISTEN connections go (db/listen.ts): DATABASE_DIRECT_URL when set, since a transaction
+   * pooler cannot keep a LISTEN (it lasts the session), else the pools' URL.
+   */
+  listenOn: string;
   /**
    * The webhook dispatcher's own connections, whose statements are planned for the tables as they
    * are at each execution (custom plans): its queue tables grow by tens of thousands of rows in a
@@ -34,7 +40,7 @@ function clientsInUse(pool: pg.Pool): Set<pg.PoolClient> {
   return inUse;
 }
 
-const QUEUE_POOL_SIZE = 5; // LISTEN, fan-out, claims, outcomes, and the retry schedule
+const QUEUE_POOL_SIZE = 5; // fan-out, claims, outcomes, the retry schedule, and the lease release
 /**
  * How long taking a connection may wait (opening one, or for a free one): without a bound, a
  * database that stopped answering (not refusing: a network partition) would hold every request
@@ -50,22 +56,40 @@ const CONNECTION_TIMEOUT_MS = 3000;
  */
 const NEVER_CLOSE_IDLE = 0; // pg-pool: 0 turns its closing of idle clients off
 
-export function openDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-    idleTimeoutMillis: NEVER_CLOSE_IDLE,
-    onConnect: keepBackendMemoryMapped,
-  });
-  const queuePool = new pg.Pool({
-    connectionString: url,
-    max: QUEUE_POOL_SIZE,
-    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-    idleTimeoutMillis: NEVER_CLOSE_IDLE,
-    onConnect: keepBackendMemoryMapped,
-    options: "-c plan_cache_mode=force_custom_plan",
-  });
+export interface DatabaseOptions {
+  /** The connections `pool` may lend at once. */
+  max?: number;
+  /** What `url` is (pool-mode.ts): a session (the default), or a transaction pooler. */
+  poolMode?: PoolMode;
+  /** A session connection's URL for LISTEN (DATABASE_DIRECT_URL); `url` when absent. */
+  directUrl?: string;
+}
+
+export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const mode = options.poolMode ?? "session";
+  const pool = createPool(
+    {
+      connectionString: url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      idleTimeoutMillis: NEVER_CLOSE_IDLE,
+      onConnect: keepBackendMemoryMapped,
+    },
+    mode,
+  );
+  const queuePool = createPool(
+    {
+      connectionString: url,
+      max: QUEUE_POOL_SIZE,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      idleTimeoutMillis: NEVER_CLOSE_IDLE,
+      onConnect: keepBackendMemoryMapped,
+      // A transaction pooler refuses the startup option (PgBouncer: "unsupported startup parameter"),
+      // and its unnamed statements are planned with their values at each execution anyway.
+      ...(mode === "session" && { options: "-c plan_cache_mode=force_custom_plan" }),
+    },
+    mode,
+  );
   // A client's error (e.g. the server restarting) must not crash the process. The pool listens on
   // idle clients only; a checked-out client's lost connection also rejects its query, which is what
   // its holder handles, but emitted with no listener the error would be thrown.
@@ -78,6 +102,7 @@ export function openDatabase(url: string, options: { max?: number } = {}): Datab
   return {
     prisma,
     pool,
+    listenOn: options.directUrl ?? url,
     queuePool,
     endConnectionsInUse() {
       // pg ends a client busy with a query by destroying its socket, so this never waits on that query.

@@ -49,7 +49,7 @@ const leaseFor = (timeoutMs: number) => timeoutMs * 2 + 5000;
 const STOP_GRACE_MS = 2000;
 
 export interface DispatcherOptions {
-  db: Pick<Database, "queuePool">;
+  db: Pick<Database, "queuePool" | "listenOn">;
   /** With it, the loops pause while the database is down and resume when it is back. */
   health?: DatabaseHealth;
   config: Pick<
@@ -361,7 +361,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       running = true;
       pollTimer = setInterval(wakeBoth, pollIntervalMs);
       listening = listen(
-        pool,
+        options.db.listenOn,
         [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
         (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()),
         {

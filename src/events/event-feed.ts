@@ -26,7 +26,8 @@ export interface EventFeed {
 export function createEventFeed(deps: {
   /** With Redis: its URL (subscribing takes a connection of its own) and a client to publish with. */
   redis?: { url: string; client: Redis };
-  databaseUrl: string;
+  /** Where the Postgres source LISTENs: a session's URL (DATABASE_DIRECT_URL behind a pooler). */
+  listenOn: string;
   pool: pg.Pool;
   log: Logger;
   health?: DatabaseHealth;
@@ -37,7 +38,7 @@ export function createEventFeed(deps: {
   };
   const source = deps.redis
     ? redisEventSource(deps.redis.url, deps.log)
-    : postgresEventSource({ databaseUrl: deps.databaseUrl, log: deps.log, health: deps.health });
+    : postgresEventSource({ databaseUrl: deps.listenOn, log: deps.log, health: deps.health });
   const bus = createEventBus({ source, log: reader, logger: deps.log, health: deps.health });
   const redis = deps.redis?.client;
   return {

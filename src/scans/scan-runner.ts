@@ -27,8 +27,8 @@ import type { ScannerEngine, ScanType } from "./engines/engine.ts";
 
 export interface ScanRunnerOptions {
   db: Db;
-  /** For LISTEN wake-ups in the polling loop; without it the runner only polls. */
-  pool?: pg.Pool;
+  /** Where to LISTEN for wake-ups in the polling loop (a session's URL or pool); without it the runner only polls. */
+  listenOn?: pg.Pool | string;
   engines: Record<ScanType, ScannerEngine>;
   log: Logger;
   health?: DatabaseHealth;
@@ -174,8 +174,8 @@ export function createScanRunner(options: ScanRunnerOptions): ScanRunner {
     start() {
       stopping = false;
       pollTimer = setInterval(tick, options.pollIntervalMs ?? 1000);
-      if (options.pool) {
-        listening = listen(options.pool, [SCAN_QUEUED_CHANNEL], () => tick(), {
+      if (options.listenOn) {
+        listening = listen(options.listenOn, [SCAN_QUEUED_CHANNEL], () => tick(), {
           log,
           health,
           onListening: tick, // whatever was queued while not listening

@@ -63,6 +63,7 @@ export async function startTestApp(
     LOG_LEVEL: "silent",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "false",
     SHUTDOWN_GRACE_MS: "5000", // close() in a test's teardown cuts a connection a test left open after 5 s, not 30
+    ...database.env,
     ...env,
   });
   const app = await buildApp({

@@ -4,6 +4,7 @@
 // backend's own /proc entry: the tests' Postgres runs on this machine.
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
+import { addressOf } from "../../src/db/pool-mode.ts";
 import { withConnection } from "../../src/scans/reports/worker-connections.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { procStatField } from "../helpers/proc-stat.ts";
@@ -17,7 +18,7 @@ let db: Database;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
 });
 afterAll(async () => {
   await db.close();
@@ -57,5 +58,5 @@ it.each(["pool", "queuePool"] as const)("a new connection of the %s keeps them m
 });
 
 it("the connection a document thread applies VEX documents on keeps them mapped", async () => {
-  expect(await withConnection(database.url, faultsPerRun)).toBeLessThan(10);
+  expect(await withConnection(addressOf(db.pool), faultsPerRun)).toBeLessThan(10);
 });

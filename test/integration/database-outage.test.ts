@@ -51,7 +51,17 @@ beforeAll(async () => {
       WEBHOOK_RETRY_INITIAL_MS: "200",
       WEBHOOK_RETRY_MAX_DELAY_MS: "500",
     },
-    { log, database: { url: server.url, drop: async () => {} }, workers: ["scan-runner", "event-retention"] },
+    {
+      log,
+      database: {
+        url: server.url,
+        directUrl: server.url,
+        env: { DATABASE_URL: server.url },
+        options: {},
+        drop: async () => {},
+      },
+      workers: ["scan-runner", "event-retention"],
+    },
   );
   // The instance's dispatcher, but trusting the receiver's certificate.
   dispatcher = dispatcherTrusting(t, cert.cert, { health: t.app.health });

@@ -27,7 +27,10 @@ let instances: Database[];
 let ctx: ServiceContext;
 beforeAll(async () => {
   database = await createTestDatabase();
-  instances = [openDatabase(database.url, { max: 30 }), openDatabase(database.url)];
+  instances = [
+    openDatabase(database.url, { ...database.options, max: 30 }),
+    openDatabase(database.url, database.options),
+  ];
   ctx = adminServiceContext(instances[0]!);
 });
 afterAll(async () => {

@@ -24,7 +24,7 @@ let db: Database;
 let ctx: ServiceContext;
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
   ctx = adminServiceContext(db);
 });
 afterAll(async () => {

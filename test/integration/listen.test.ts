@@ -4,6 +4,7 @@ import { jest } from "@jest/globals";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import { listen } from "../../src/db/listen.ts";
+import { createPool } from "../../src/db/pool-mode.ts";
 import { createDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import type { EventEnvelope } from "../../src/events/catalog.ts";
@@ -22,7 +23,7 @@ let db: Database;
 let admin: pg.Pool;
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
   admin = new pg.Pool({ connectionString: database.url, idleTimeoutMillis: 0 });
 });
 afterAll(async () => {
@@ -75,7 +76,7 @@ function trackTimers(): { pending(): number; restore(): void } {
 
 describe("listen()", () => {
   it("reconnects after its connection is terminated and hears notifications again", async () => {
-    const pool = new pg.Pool({ connectionString: database.url });
+    const pool = new pg.Pool({ connectionString: database.directUrl }); // LISTEN lasts the session
     const heard: string[] = [];
     const l = listen(pool, ["test_wake"], (msg) => heard.push(msg.payload ?? ""), { log: quietLog(), retryMs: 50 });
     try {
@@ -97,7 +98,7 @@ describe("listen()", () => {
   });
 
   it("close() ends the connection and a pending reconnect: no LISTEN connection, no timer left", async () => {
-    const pool = new pg.Pool({ connectionString: database.url });
+    const pool = new pg.Pool({ connectionString: database.directUrl }); // LISTEN lasts the session
     const log = quietLog();
     const warn = jest.spyOn(log, "warn");
     const timers = trackTimers();
@@ -114,7 +115,7 @@ describe("listen()", () => {
   });
 
   it("keeps retrying while LISTEN fails, rejecting only `ready`, and leaves no connection open", async () => {
-    const pool = new pg.Pool({ connectionString: database.url });
+    const pool = new pg.Pool({ connectionString: database.directUrl }); // LISTEN lasts the session
     const log = quietLog();
     const warn = jest.spyOn(log, "warn");
     const l = listen(pool, ["not a channel"], () => {}, { log, retryMs: 10 });
@@ -126,7 +127,7 @@ describe("listen()", () => {
   });
 
   it("close() during the first connection attempt closes that connection as it opens", async () => {
-    const pool = new pg.Pool({ connectionString: database.url });
+    const pool = new pg.Pool({ connectionString: database.directUrl }); // LISTEN lasts the session
     const l = listen(pool, ["test_early"], () => {}, { log: quietLog() });
     await l.close();
     await pool.end();
@@ -136,7 +137,7 @@ describe("listen()", () => {
 
 describe("the webhook dispatcher", () => {
   it("stop() after a lost LISTEN connection leaves no reconnect timer behind", async () => {
-    const own = openDatabase(database.url);
+    const own = openDatabase(database.url, database.options);
     const log = quietLog();
     const warn = jest.spyOn(log, "warn");
     const timers = trackTimers();
@@ -170,9 +171,10 @@ describe("the webhook dispatcher", () => {
 
 describe("the Postgres event source", () => {
   it("a failed read of the log is retried, not taken for a lost connection: one LISTEN, each event once", async () => {
-    const pool = new pg.Pool({ connectionString: database.url });
+    // The bus reads the log through `pool`, and LISTENs on a session of its own.
+    const pool = createPool({ connectionString: database.url }, database.options.poolMode ?? "session");
     const log = quietLog();
-    const bus = createEventFeed({ databaseUrl: database.url, pool, log }).bus;
+    const bus = createEventFeed({ listenOn: database.directUrl, pool, log }).bus;
     const applicationId = newId();
     const seen: EventEnvelope[][] = [[], []];
     const consume = async (into: EventEnvelope[]) => {

@@ -19,8 +19,8 @@ const notifications: pg.Notification[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
-  listener = new pg.Client({ connectionString: database.url });
+  db = openDatabase(database.url, database.options);
+  listener = new pg.Client({ connectionString: database.directUrl }); // LISTEN lasts the session
   await listener.connect();
   listener.on("notification", (msg) => notifications.push(msg));
   await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
@@ -101,7 +101,7 @@ const fanOutAll = async () => {
  */
 async function liveFeed(count: number) {
   await fanOutAll(); // the other tests' events: in the log before this subscriber starts
-  const bus = createEventFeed({ databaseUrl: database.url, pool: db.pool, log: createLogger("silent") }).bus;
+  const bus = createEventFeed({ listenOn: db.listenOn, pool: db.pool, log: createLogger("silent") }).bus;
   const stream = await bus.subscribe();
   const received = (async () => {
     const events: EventEnvelope[] = [];

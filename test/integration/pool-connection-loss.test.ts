@@ -12,7 +12,7 @@ let admin: pg.Client;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
   admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
 });

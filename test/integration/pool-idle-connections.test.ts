@@ -13,7 +13,7 @@ let db: Database;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
 });
 afterAll(async () => {
   await db.close();

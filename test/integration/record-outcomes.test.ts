@@ -9,7 +9,7 @@ let database: TestDatabase;
 let db: Database;
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = openDatabase(database.url);
+  db = openDatabase(database.url, database.options);
 });
 afterAll(async () => {
   await db.close();

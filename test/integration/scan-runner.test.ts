@@ -327,7 +327,7 @@ describe("the background loop", () => {
     const appId = await newApplication();
     const r = runner(
       scriptedEngine("sast", () => [finding("notified")]),
-      { pool: t.app.db.pool, pollIntervalMs: 3_600_000 },
+      { listenOn: t.app.db.listenOn, pollIntervalMs: 3_600_000 },
     );
     r.start();
     try {
@@ -353,7 +353,7 @@ describe("the background loop after its LISTEN connection is lost", () => {
     const appId = await newApplication();
     const r = runner(
       scriptedEngine("sast", () => [finding("renotified")]),
-      { pool: t.app.db.pool, pollIntervalMs: 3_600_000 },
+      { listenOn: t.app.db.listenOn, pollIntervalMs: 3_600_000 },
     );
     const listeners = async () =>
       (

@@ -23,7 +23,7 @@ let service: ChildProcess | undefined;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  db = openDatabase(testDb.url);
+  db = openDatabase(testDb.url, testDb.options);
   cert = createSelfSignedCert();
   receiver = await startHttpsReceiver(cert);
 });

@@ -27,7 +27,8 @@ export interface QueuedScanListener extends QueuedScanSignal {
   stop(): Promise<void>;
 }
 
-export function createQueuedScanSignal(pool: pg.Pool, log: Logger): QueuedScanListener {
+/** `listenOn`: a session's URL (DATABASE_DIRECT_URL behind a pooler) or pool. */
+export function createQueuedScanSignal(listenOn: pg.Pool | string, log: Logger): QueuedScanListener {
   const waiting = new Set<() => void>();
   let listening: Listening | undefined;
   let stopped = false;
@@ -54,7 +55,7 @@ export function createQueuedScanSignal(pool: pg.Pool, log: Logger): QueuedScanLi
       if (!stopped) {
         waiting.add(onWake);
         // Whatever was queued while nobody listened: the waiters look again once LISTEN is on.
-        listening ??= listen(pool, [SCAN_QUEUED_CHANNEL], wakeAll, { log, onListening: wakeAll });
+        listening ??= listen(listenOn, [SCAN_QUEUED_CHANNEL], wakeAll, { log, onListening: wakeAll });
       }
       return {
         until(ms, signal) {

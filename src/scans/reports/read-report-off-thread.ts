@@ -11,6 +11,7 @@ import { MessageChannel, type MessagePort } from "node:worker_threads";
 import pg from "pg";
 import { Piscina } from "piscina";
 import { processBulkTurns } from "../../db/bulk-turns.ts";
+import { addressOf } from "../../db/pool-mode.ts";
 import type { ScanReport } from "../../domain/scans/scan-reports.service.ts";
 import type { Finding } from "../../domain/vulnerabilities/finding.ts";
 import type { VexDocument } from "../../domain/vulnerabilities/vex.service.ts";
@@ -153,10 +154,10 @@ function reviveFailure({ message, code, fromDatabase }: VexApplyFailure): Error 
  * rows ever come to this thread. The bytes move to the worker.
  */
 export async function readVexOffThread(bytes: Buffer, format: string | undefined, database: pg.Pool): Promise<VexRead> {
-  const databaseUrl = database.options.connectionString!;
+  const address = addressOf(database);
   const { port, nextMessage, close } = startTask(
     bytes,
-    (own, port2) => ({ bytes: own, format, port: port2, databaseUrl, turns: processBulkTurns.buffer }),
+    (own, port2) => ({ bytes: own, format, port: port2, database: address, turns: processBulkTurns.buffer }),
     "applyVexTask",
   );
   try {

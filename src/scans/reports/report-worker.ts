@@ -15,6 +15,7 @@ import { readVexDocument } from "../../vex/read-vex-document.ts";
 import { runInBackground } from "./background-priority.ts";
 import { readReportBytes, type ReportReading } from "./read-report-bytes.ts";
 import type { ReadOptions, ReportHeader } from "./report.ts";
+import type { DatabaseAddress } from "../../db/pool-mode.ts";
 import { withConnection } from "./worker-connections.ts";
 
 export interface ReadTask extends ReadOptions {
@@ -74,7 +75,7 @@ export interface VexTask {
   format?: string;
   port: MessagePort;
   /** Where the apply's transaction connects (its own connection: none of the service's is usable in this thread). */
-  databaseUrl: string;
+  database: DatabaseAddress;
   /** The service's bulk turns (bulk-turns.ts), which the reading and the apply take. */
   turns: SharedArrayBuffer;
 }
@@ -115,12 +116,12 @@ function readVex({ bytes, format }: VexTask): { outcome: VexReadOutcome; reading
 /** Applies the document in a transaction on this thread's own connection (worker-connections.ts). */
 async function applyVex(
   reading: VexReading,
-  databaseUrl: string,
+  database: DatabaseAddress,
   request: VexApplyRequest,
   turns: BulkTurns,
 ): Promise<VexApplyOutcome> {
   try {
-    const counts = await withConnection(databaseUrl, (client) =>
+    const counts = await withConnection(database, (client) =>
       applyVexReading(
         client,
         reading,
@@ -162,7 +163,7 @@ export async function applyVexTask(task: VexTask): Promise<void> {
     // Until the service closes its end (at once on a failure), so that the task never ends before its message is taken.
     const request = (await nextMessage(port)) as VexApplyRequest | undefined;
     if (!request || !reading) return;
-    port.postMessage(await applyVex(reading, task.databaseUrl, request, turns));
+    port.postMessage(await applyVex(reading, task.database, request, turns));
     await nextMessage(port);
   } finally {
     port.close();

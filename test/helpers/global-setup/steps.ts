@@ -9,6 +9,7 @@ import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../../src/db/embedded.ts";
 import { migrate } from "../../../src/db/migrate.ts";
+import { startPgBouncer, type PgBouncer } from "../pgbouncer.ts";
 import { reapProcess } from "../process-reaper.ts";
 import { freePort, ROOT } from "../service-process.ts";
 
@@ -16,6 +17,7 @@ interface SetupState {
   built: Set<"all" | "console">;
   database?: Promise<void>;
   embedded?: EmbeddedDatabase;
+  pooler?: PgBouncer;
   forgetPostmaster?: () => void;
 }
 const state: SetupState = ((globalThis as { __appsecTestSetup?: SetupState }).__appsecTestSetup ??= {
@@ -39,7 +41,8 @@ export function buildConsole(): void {
 /**
  * One Postgres for the whole run: the server at DATABASE_URL when set, else an embedded one in a
  * temporary directory. A migrated template database is made once; each test file clones it
- * (test/helpers/database.ts), so files run in parallel without seeing each other's rows.
+ * (test/helpers/database.ts), so files run in parallel without seeing each other's rows. With
+ * TEST_POOLER=pgbouncer, Debian's PgBouncer in transaction mode stands in front of it.
  */
 export function testDatabase(): Promise<void> {
   return (state.database ??= makeTemplate());
@@ -80,6 +83,16 @@ async function makeTemplate(): Promise<void> {
 
   process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
   process.env.TEST_TEMPLATE_DATABASE = template;
+  await startPooler(adminUrl);
+}
+
+async function startPooler(serverUrl: string): Promise<void> {
+  const pooler = process.env.TEST_POOLER;
+  if (!pooler) return;
+  if (pooler !== "pgbouncer") throw new Error(`TEST_POOLER=${pooler}: the only pooler the tests know is pgbouncer`);
+  state.pooler = await startPgBouncer(serverUrl);
+  process.env.TEST_POOLER_PORT = String(state.pooler.port);
+  process.stderr.write(`database: through PgBouncer in transaction mode (port ${state.pooler.port})\n`);
 }
 
 /** Undoes testDatabase(): the embedded server stopped (its directory removed), or the template dropped. */
@@ -87,6 +100,8 @@ export async function dropTestDatabase(): Promise<void> {
   if (!state.database) return;
   await state.database;
   state.database = undefined;
+  await state.pooler?.stop();
+  state.pooler = undefined;
   if (state.embedded) {
     await state.embedded.stop();
     state.forgetPostmaster?.();
