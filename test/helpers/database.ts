@@ -69,9 +69,11 @@ async function dropDatabase(name: string): Promise<void> {
   });
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `migrated: false`: an empty database, for the service's own migrations at start-up. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const name = `appsec_test_${randomBytes(6).toString("hex")}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${process.env.TEST_TEMPLATE_DATABASE}"`));
+  const template = options.migrated === false ? "template0" : process.env.TEST_TEMPLATE_DATABASE;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   const direct = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
   direct.pathname = `/${name}`;
   const through = pooled(direct);

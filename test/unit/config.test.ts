@@ -50,6 +50,10 @@ describe("loadConfig", () => {
     [{ NODE_ENV: "production", AUTH_JWT_SECRET: "x".repeat(32) }, "WEBHOOK_SECRET_KEYS is required in production"],
     [{ OIDC_ISSUER: "issuer.example" }, "OIDC_ISSUER"],
     [{ OIDC_CLIENT_ID: "console" }, "OIDC_CLIENT_ID needs OIDC_ISSUER"],
+    [{ DATABASE_DIRECT_URL: "postgres://db:5432/appsec" }, "DATABASE_DIRECT_URL needs DATABASE_URL"],
+    [{ DATABASE_URL: "postgres://pooler:6432/appsec", DATABASE_DIRECT_URL: "db:5432" }, "DATABASE_DIRECT_URL"],
+    [{ DATABASE_URL: "postgres://pooler:6432/appsec", DATABASE_POOL_MODE: "transaction" }, "needs DATABASE_DIRECT_URL"],
+    [{ DATABASE_URL: "postgres://pooler:6432/appsec", DATABASE_POOL_MODE: "statement" }, "DATABASE_POOL_MODE"],
     [{ OIDC_ISSUER: "https://id.example", OIDC_RESOURCE: "not a url" }, "OIDC_RESOURCE"],
     [{ WEBHOOK_SECRET_KEYS: "not-base64-at-all" }, "WEBHOOK_SECRET_KEYS"],
     [{ WEBHOOK_SECRET_KEYS: Buffer.alloc(16, 7).toString("base64") }, "WEBHOOK_SECRET_KEYS"],
@@ -57,6 +61,14 @@ describe("loadConfig", () => {
   ])("refuses %j, naming %s", (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it("takes DATABASE_URL for a session unless a DATABASE_DIRECT_URL says it is pooled, or DATABASE_POOL_MODE says otherwise", () => {
+    const pooled = { DATABASE_URL: "postgres://pooler:6432/appsec", DATABASE_DIRECT_URL: "postgres://db:5432/appsec" };
+    expect(loadConfig({}).DATABASE_POOL_MODE).toBe("session");
+    expect(loadConfig({ DATABASE_URL: pooled.DATABASE_URL }).DATABASE_POOL_MODE).toBe("session");
+    expect(loadConfig(pooled).DATABASE_POOL_MODE).toBe("transaction");
+    expect(loadConfig({ ...pooled, DATABASE_POOL_MODE: "session" }).DATABASE_POOL_MODE).toBe("session");
   });
 
   it("reads WEBHOOK_SECRET_KEYS as 32-byte keys in order, and never repeats a bad value", () => {
