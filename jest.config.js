@@ -1,11 +1,14 @@
 import { availableParallelism } from "node:os";
 
-// Four projects, each with only the set-up its tests need (jest runs a project's globalSetup only
-// when one of its tests is in the run): `npm run test:<project>` runs one, `npm test` all four.
+// Five projects, each with only the set-up its tests need (jest runs a project's globalSetup only
+// when one of its tests is in the run): `npm run test:<project>` runs one, `npm test` all but the
+// pooler.
 //   unit         pure functions: no database, no build
 //   integration  real Postgres and real servers in the test process: the database
 //   process      the service (dist/main.js, `npm start`) or the agent (dist/agent/main.js) in
 //                a process of its own: the build and the database
+//   pooler       integration files again and test/pooler/, behind Debian's PgBouncer in
+//                transaction mode: the build, the database and pgbouncer (which .ci/run installs)
 //   browser      the console in a real Chromium: the console's build, the database and a browser
 // `npm run test:<project>` names its project in TEST_PROJECT, not with --selectProjects, which
 // would take the file names given after it for more project names.

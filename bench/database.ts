@@ -33,9 +33,9 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
-/** A second fresh database on the server of `url` (a run comparing two services side by side). */
-export async function siblingDatabase(url: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const name = `appsec_bench_${Date.now()}_b`;
+/** Another fresh database on the server of `url` (a run comparing services side by side); `suffix` tells several apart. */
+export async function siblingDatabase(url: string, suffix = "b"): Promise<{ url: string; stop(): Promise<void> }> {
+  const name = `appsec_bench_${Date.now()}_${suffix}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);

@@ -1,11 +1,12 @@
 // Benchmarks: `npm run bench` runs them all; `npm run bench -- rest`, `-- subscribers`, `-- webhooks`,
-// `-- reports`, `-- dast`, `-- vex`, `-- events`, `-- console`, `-- teams` or `-- sla` one suite.
+// `-- reports`, `-- dast`, `-- vex`, `-- events`, `-- console`, `-- teams`, `-- sla` or `-- pooler` one suite.
 // Each starts the real service on a fresh database (embedded Postgres, or DATABASE_URL's server).
 //   BENCH_SECONDS=20 npm run bench -- rest     (longer REST runs)
 import os from "node:os";
 import { runConsoleBench } from "./console.ts";
 import { runBaselineScanBench } from "./dast-baseline.ts";
 import { runEventsBench } from "./events.ts";
+import { runPoolerBench } from "./pooler.ts";
 import { runReportBench } from "./reports.ts";
 import { runRestBench } from "./rest.ts";
 import { runScanClaimBench } from "./scan-claims.ts";
@@ -32,6 +33,7 @@ const suites = {
   console: runConsoleBench,
   teams: runTeamsBench,
   sla: runSlaBench,
+  pooler: runPoolerBench,
 };
 const chosen = process.argv.slice(2);
 for (const name of chosen)
