@@ -1,7 +1,7 @@
 // The only reader of process.env: every setting is validated once at start-up, typed and frozen.
 import { z } from "zod";
 import { EMBEDDED_PORT } from "./db/embedded-url.ts";
-import { POOL_MODES } from "./db/pool-mode.ts";
+import { POOL_MODES, type PoolMode } from "./db/pool-mode.ts";
 import { SCAN_TYPES, type ScanType } from "./domain/scans/scans.schemas.ts";
 import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
 import { TargetAllowList } from "./net/target-allow-list.ts";
@@ -82,92 +82,87 @@ const teamList = z.string().transform((value) =>
     .filter(Boolean),
 );
 
-const envSchema = z
-  .object({
-    PORT: int(0, 65535).default(8080),
-    HOST: z.string().min(1).default("0.0.0.0"),
-    /** Port of the zero-setup embedded Postgres (only used without DATABASE_URL). */
-    EMBEDDED_PG_PORT: int(1, 65535).default(EMBEDDED_PORT),
-    DATABASE_URL: postgresUrl.optional(),
-    /** A session connection to the same database when DATABASE_URL goes through a pooler: LISTEN and the migrations' lock. */
-    DATABASE_DIRECT_URL: postgresUrl.optional(),
-    /**
-     * `transaction`: DATABASE_URL is a transaction pooler (PgBouncer's pool_mode = transaction, RDS
-     * Proxy, Supavisor); the default once DATABASE_DIRECT_URL says DATABASE_URL is pooled, since its
-     * statements are safe behind a pooler of either mode. `session` otherwise.
-     */
-    DATABASE_POOL_MODE: z.enum(POOL_MODES).optional(),
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    AUTH_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-    AUTH_JWKS_URL: httpUrl.optional(),
-    AUTH_ISSUER: z.string().min(1).optional(),
-    AUTH_AUDIENCE: z.string().min(1).optional(),
-    /** The claims a token's scopes are read from, in order (Entra ID puts an application's permissions in `roles`). */
-    AUTH_SCOPE_CLAIMS: teamList.prefault("scope,scp"),
-    /** The token claim listing the caller's teams (`teams`, `groups`): turns team access on (CONTRACT §17). */
-    AUTH_TEAMS_CLAIM: z.string().min(1).optional(),
-    /** Comma-separated teams whose members see every application (the AppSec team). */
-    AUTH_ORG_WIDE_TEAMS: teamList.prefault(""),
-    /** The identity provider (CONTRACT §18): its keys and issuer verify tokens; with OIDC_CLIENT_ID, the console signs in with it. */
-    OIDC_ISSUER: httpUrl.optional(),
-    /** The console's client id at the provider (a public client: Authorization Code with PKCE). */
-    OIDC_CLIENT_ID: z.string().min(1).optional(),
-    OIDC_SCOPES: z.string().trim().min(1).default("openid profile email offline_access"),
-    /** RFC 8707 resource indicator sent on the console's authorization and token requests. */
-    OIDC_RESOURCE: z.url().optional(),
-    /** The provider's name on the sign-in page (default: the issuer's host). */
-    OIDC_PROVIDER_NAME: z.string().trim().min(1).max(100).optional(),
-    SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
-    SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
-    SCAN_ENGINES: scanEngines.prefault(""),
-    /** How long a queued scan of an external type waits for its report before it fails. */
-    SCAN_EXTERNAL_TIMEOUT_MS: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
-    /** The baseline DAST engine's bounds: requests per scan, time per scan, requests at once. */
-    DAST_MAX_PAGES: int(1, 100_000).default(100),
-    DAST_MAX_DURATION_MS: int(1000, 3_600_000).default(60_000),
-    DAST_CONCURRENCY: int(1, 64).default(4),
-    /** Scan targets may resolve to loopback, private, link-local, … addresses (development, tests). */
-    SCAN_ALLOW_PRIVATE_TARGETS: bool.default(false),
-    /** Non-public hosts and networks scan targets may reach all the same. */
-    SCAN_TARGET_ALLOW: targetAllowList.prefault(""),
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
-    WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
-    WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),
-    WEBHOOK_RETRY_MAX_DELAY_MS: int(1).default(3_600_000),
-    WEBHOOK_RETRY_WINDOW_MS: int(1).default(24 * 3_600_000),
-    /** Delivery attempts one instance has in flight at once, all endpoints together. */
-    WEBHOOK_CONCURRENCY: int(1, 10_000).default(256),
-    /** Ceiling and floor of the adaptive number of attempts in flight to one subscription's endpoint. */
-    WEBHOOK_ENDPOINT_CONCURRENCY: int(1, 10_000).default(64),
-    WEBHOOK_ENDPOINT_MIN_CONCURRENCY: int(1, 10_000).default(2),
-    /** Keys sealing webhook secrets at rest: the first seals, all open (rotation). */
-    WEBHOOK_SECRET_KEYS: secretKeys.optional(),
-    RATE_LIMIT_PER_MINUTE: int(1).default(6000),
-    /** Days the event log keeps events (GET /events, subscriptions' `after`); older cursors expire. */
-    EVENT_RETENTION_DAYS: int(1, 36_500).default(30),
-    /** Days the log keeps the audit trail's events (application.*, policy.*, webhook.*). */
-    AUDIT_RETENTION_DAYS: int(1, 36_500).default(400),
-    /** How often remediation deadlines are checked: each breach is told within this of its deadline (CONTRACT §19). */
-    SLA_CHECK_INTERVAL_MS: int(100, 60_000).default(15_000),
-    /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
-    GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
-    METRICS_TOKEN: z.string().min(1).optional(),
-    REDIS_URL: z
-      .string()
-      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
-      .optional(),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** After SIGTERM: how long /readyz answers 503 while requests are still served (load balancers notice). */
-    SHUTDOWN_DRAIN_MS: int(0, 600_000).default(0),
-    /** Then: how long requests in flight may take to finish before their connections are cut. */
-    SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000),
-  })
-  .transform((config) => ({
-    ...config,
-    DATABASE_POOL_MODE: config.DATABASE_POOL_MODE ?? (config.DATABASE_DIRECT_URL ? "transaction" : "session"),
-  }));
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /** Port of the zero-setup embedded Postgres (only used without DATABASE_URL). */
+  EMBEDDED_PG_PORT: int(1, 65535).default(EMBEDDED_PORT),
+  DATABASE_URL: postgresUrl.optional(),
+  /** A session connection to the same database when DATABASE_URL goes through a pooler: LISTEN and the migrations' lock. */
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
+  /**
+   * `transaction`: DATABASE_URL is a transaction pooler (PgBouncer's pool_mode = transaction, RDS
+   * Proxy, Supavisor); the default once DATABASE_DIRECT_URL says DATABASE_URL is pooled, since its
+   * statements are safe behind a pooler of either mode. `session` otherwise.
+   */
+  DATABASE_POOL_MODE: z.enum(POOL_MODES).optional(),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  AUTH_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  AUTH_JWKS_URL: httpUrl.optional(),
+  AUTH_ISSUER: z.string().min(1).optional(),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  /** The claims a token's scopes are read from, in order (Entra ID puts an application's permissions in `roles`). */
+  AUTH_SCOPE_CLAIMS: teamList.prefault("scope,scp"),
+  /** The token claim listing the caller's teams (`teams`, `groups`): turns team access on (CONTRACT §17). */
+  AUTH_TEAMS_CLAIM: z.string().min(1).optional(),
+  /** Comma-separated teams whose members see every application (the AppSec team). */
+  AUTH_ORG_WIDE_TEAMS: teamList.prefault(""),
+  /** The identity provider (CONTRACT §18): its keys and issuer verify tokens; with OIDC_CLIENT_ID, the console signs in with it. */
+  OIDC_ISSUER: httpUrl.optional(),
+  /** The console's client id at the provider (a public client: Authorization Code with PKCE). */
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_SCOPES: z.string().trim().min(1).default("openid profile email offline_access"),
+  /** RFC 8707 resource indicator sent on the console's authorization and token requests. */
+  OIDC_RESOURCE: z.url().optional(),
+  /** The provider's name on the sign-in page (default: the issuer's host). */
+  OIDC_PROVIDER_NAME: z.string().trim().min(1).max(100).optional(),
+  SCAN_DURATION_MS: int(0, 3_600_000).default(2000),
+  SCAN_LEASE_MS: int(1000, 3_600_000).default(30_000),
+  SCAN_ENGINES: scanEngines.prefault(""),
+  /** How long a queued scan of an external type waits for its report before it fails. */
+  SCAN_EXTERNAL_TIMEOUT_MS: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
+  /** The baseline DAST engine's bounds: requests per scan, time per scan, requests at once. */
+  DAST_MAX_PAGES: int(1, 100_000).default(100),
+  DAST_MAX_DURATION_MS: int(1000, 3_600_000).default(60_000),
+  DAST_CONCURRENCY: int(1, 64).default(4),
+  /** Scan targets may resolve to loopback, private, link-local, … addresses (development, tests). */
+  SCAN_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** Non-public hosts and networks scan targets may reach all the same. */
+  SCAN_TARGET_ALLOW: targetAllowList.prefault(""),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
+  WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: int(1).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: int(1).default(24 * 3_600_000),
+  /** Delivery attempts one instance has in flight at once, all endpoints together. */
+  WEBHOOK_CONCURRENCY: int(1, 10_000).default(256),
+  /** Ceiling and floor of the adaptive number of attempts in flight to one subscription's endpoint. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: int(1, 10_000).default(64),
+  WEBHOOK_ENDPOINT_MIN_CONCURRENCY: int(1, 10_000).default(2),
+  /** Keys sealing webhook secrets at rest: the first seals, all open (rotation). */
+  WEBHOOK_SECRET_KEYS: secretKeys.optional(),
+  RATE_LIMIT_PER_MINUTE: int(1).default(6000),
+  /** Days the event log keeps events (GET /events, subscriptions' `after`); older cursors expire. */
+  EVENT_RETENTION_DAYS: int(1, 36_500).default(30),
+  /** Days the log keeps the audit trail's events (application.*, policy.*, webhook.*). */
+  AUDIT_RETENTION_DAYS: int(1, 36_500).default(400),
+  /** How often remediation deadlines are checked: each breach is told within this of its deadline (CONTRACT §19). */
+  SLA_CHECK_INTERVAL_MS: int(100, 60_000).default(15_000),
+  /** Unsent bytes a graphql-ws socket may hold before its client counts as stalled and is closed. */
+  GRAPHQL_WS_MAX_BUFFERED_BYTES: int(1024).default(1024 * 1024),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served (load balancers notice). */
+  SHUTDOWN_DRAIN_MS: int(0, 600_000).default(0),
+  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000),
+});
 
-export type Config = Readonly<z.infer<typeof envSchema>>;
+export type Config = Readonly<Omit<z.infer<typeof envSchema>, "DATABASE_POOL_MODE"> & { DATABASE_POOL_MODE: PoolMode }>;
 
 export class ConfigError extends Error {}
 
@@ -179,7 +174,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const config = parsed.data;
+  const config = {
+    ...parsed.data,
+    DATABASE_POOL_MODE: parsed.data.DATABASE_POOL_MODE ?? (parsed.data.DATABASE_DIRECT_URL ? "transaction" : "session"),
+  } satisfies Config;
   if (config.NODE_ENV === "production" && !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL && !config.OIDC_ISSUER) {
     throw new ConfigError(
       "Invalid configuration:\n  AUTH_JWT_SECRET, AUTH_JWKS_URL or OIDC_ISSUER is required in production",
