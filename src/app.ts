@@ -16,6 +16,7 @@ import type { DomainSettings, ServiceContext } from "./domain/context.ts";
 import { resealWebhookSecrets } from "./domain/webhooks/reseal-secrets.ts";
 import { createSecretBox, type SecretBox } from "./domain/webhooks/secret-box.ts";
 import { connectRedis } from "./db/redis.ts";
+import { sharedListener } from "./db/shared-listener.ts";
 import { createEventFeed } from "./events/event-feed.ts";
 import { createEventRetention } from "./events/event-retention.ts";
 import type { EventBus } from "./events/pubsub.ts";
@@ -108,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     directUrl: config.DATABASE_DIRECT_URL,
   });
   const health = createDatabaseHealth({ databaseUrl: options.databaseUrl, log });
+  const listener = sharedListener(db.listenOn, { log, health });
   const metrics = createMetrics();
   const migrations = await readMigrations();
   const resealed = await resealWebhookSecrets(db.pool, webhookSecrets).catch(async (err: unknown) => {
@@ -190,7 +192,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, log) : undefined;
   const feed = createEventFeed({
     redis: redis && { url: config.REDIS_URL!, client: redis },
-    listenOn: db.listenOn,
+    listenOn: listener,
     pool: db.pool,
     log,
     health,
@@ -198,7 +200,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const events = feed.bus;
   const production = config.NODE_ENV === "production";
   const yoga = createGraphqlServer({ production, events, log, health });
-  const scanQueue = createQueuedScanSignal(db.listenOn, log.child({ worker: "queued-scan-signal" }));
+  const scanQueue = createQueuedScanSignal(listener, log.child({ worker: "queued-scan-signal" }));
   const serviceContextFor = (actor: ServiceContext["actor"], requestLog: Logger = log): ServiceContext => ({
     db: db.prisma,
     pool: db.pool,
@@ -240,7 +242,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const workers: BackgroundWorker[] = [];
   const scanRunner = createScanRunner({
     db: db.prisma,
-    listenOn: db.listenOn,
+    listenOn: listener,
     engines,
     log: log.child({ worker: "scan-runner" }),
     health,
@@ -257,6 +259,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       metrics,
       webhookSecrets,
       health,
+      listenOn: listener,
       onFannedOut: feed.fannedOut,
       wantsFannedOut: feed.wantsEvents,
     }),
@@ -323,6 +326,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           },
           async release() {
             await feed.close();
+            await listener.close();
             await redis?.quit().catch(() => redis.disconnect());
             await closeReportReaders();
             health.close();

@@ -1,5 +1,6 @@
 // One LISTEN connection that comes back by itself: the dispatcher, the scan runner and the
 // Postgres event source all wake on NOTIFY and would otherwise each reimplement the reconnect.
+// The service's own share one (shared-listener.ts); `source` may be that, a URL or a pool.
 import pg from "pg";
 import type { Logger } from "../log.ts";
 import type { DatabaseHealth } from "./database-health.ts";
@@ -22,7 +23,25 @@ export interface ListenOptions {
   retryMs?: number;
   /** Called each time LISTEN takes effect (first time and after every reconnection): notifications sent while not listening are lost, so callers catch up here. */
   onListening?: () => void;
+  /** Called when the connection is lost or an attempt fails (a retry is then scheduled). */
+  onLost?: (err: unknown) => void;
 }
+
+/** Listeners sharing one connection (shared-listener.ts). */
+export interface SharedListener {
+  readonly shared: true;
+  listen(
+    channels: readonly string[],
+    onNotification: (msg: pg.Notification) => void,
+    onListening?: () => void,
+  ): Listening;
+  close(): Promise<void>;
+}
+
+/** Where a LISTEN goes: a connection of its own to a URL or from a pool, or a shared one. */
+export type ListenSource = pg.Pool | string | SharedListener;
+
+const isShared = (source: ListenSource): source is SharedListener => typeof source === "object" && "shared" in source;
 
 interface Connection {
   client: pg.Client | pg.PoolClient;
@@ -51,11 +70,13 @@ async function connect(source: pg.Pool | string): Promise<Connection> {
 }
 
 export function listen(
-  source: pg.Pool | string,
+  source: ListenSource,
   channels: readonly string[],
   onNotification: (msg: pg.Notification) => void,
   options: ListenOptions,
 ): Listening {
+  if (isShared(source)) return source.listen(channels, onNotification, options.onListening);
+  const own: pg.Pool | string = source;
   const retryMs = options.retryMs ?? 1000;
   let closed = false;
   let current: Connection | undefined;
@@ -69,6 +90,7 @@ export function listen(
       void connection.end();
     }
     if (closed) return;
+    options.onLost?.(err);
     const databaseAway = options.health?.failed(err) ?? false;
     if (!databaseAway) options.log.warn({ err, channels }, "no LISTEN connection; retrying");
     clearTimeout(retryTimer);
@@ -83,7 +105,7 @@ export function listen(
   async function open(): Promise<void> {
     let connection: Connection | undefined;
     try {
-      connection = await connect(source);
+      connection = await connect(own);
       if (closed) return void (await connection.end());
       const opened = connection;
       opened.client.on("notification", (msg) => {

@@ -18,7 +18,7 @@ import type { BackgroundWorker } from "../background-worker.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
-import { listen, type Listening } from "../db/listen.ts";
+import { listen, type Listening, type ListenSource } from "../db/listen.ts";
 import { SecretKeyUnavailable, type SecretBox } from "../domain/webhooks/secret-box.ts";
 import { DELIVERIES_CHANNEL } from "../events/delivery-wakeup.ts";
 import type { LoggedEvent } from "../events/event-log.ts";
@@ -50,6 +50,8 @@ const STOP_GRACE_MS = 2000;
 
 export interface DispatcherOptions {
   db: Pick<Database, "queuePool" | "listenOn">;
+  /** Where its LISTEN goes (the instance's shared listener); a connection of its own to `db.listenOn` when absent. */
+  listenOn?: ListenSource;
   /** With it, the loops pause while the database is down and resume when it is back. */
   health?: DatabaseHealth;
   config: Pick<
@@ -361,7 +363,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
       running = true;
       pollTimer = setInterval(wakeBoth, pollIntervalMs);
       listening = listen(
-        options.db.listenOn,
+        options.listenOn ?? options.db.listenOn,
         [EVENTS_CHANNEL, DELIVERIES_CHANNEL],
         (msg) => (msg.channel === EVENTS_CHANNEL ? wakeToFanOut() : wake()),
         {

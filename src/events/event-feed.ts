@@ -5,6 +5,7 @@
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { DatabaseHealth } from "../db/database-health.ts";
+import type { ListenSource } from "../db/listen.ts";
 import type { Logger } from "../log.ts";
 import { readHead, readLog, type LoggedEvent } from "./event-log.ts";
 import { postgresEventSource } from "./postgres-event-source.ts";
@@ -26,8 +27,8 @@ export interface EventFeed {
 export function createEventFeed(deps: {
   /** With Redis: its URL (subscribing takes a connection of its own) and a client to publish with. */
   redis?: { url: string; client: Redis };
-  /** Where the Postgres source LISTENs: a session's URL (DATABASE_DIRECT_URL behind a pooler). */
-  listenOn: string;
+  /** Where the Postgres source LISTENs: the instance's shared listener, or a session's URL (DATABASE_DIRECT_URL behind a pooler). */
+  listenOn: ListenSource;
   pool: pg.Pool;
   log: Logger;
   health?: DatabaseHealth;
@@ -38,7 +39,7 @@ export function createEventFeed(deps: {
   };
   const source = deps.redis
     ? redisEventSource(deps.redis.url, deps.log)
-    : postgresEventSource({ databaseUrl: deps.listenOn, log: deps.log, health: deps.health });
+    : postgresEventSource({ listenOn: deps.listenOn, log: deps.log, health: deps.health });
   const bus = createEventBus({ source, log: reader, logger: deps.log, health: deps.health });
   const redis = deps.redis?.client;
   return {

@@ -4,12 +4,16 @@
 // again the bus reads on from where it stopped.
 import type pg from "pg";
 import type { DatabaseHealth } from "../db/database-health.ts";
-import { listen, type Listening } from "../db/listen.ts";
+import { listen, type Listening, type ListenSource } from "../db/listen.ts";
 import type { Logger } from "../log.ts";
 import { EVENT_LOG_CHANNEL } from "./event-log.ts";
 import type { EventSource } from "./pubsub.ts";
 
-export function postgresEventSource(deps: { databaseUrl: string; log: Logger; health?: DatabaseHealth }): EventSource {
+export function postgresEventSource(deps: {
+  listenOn: ListenSource;
+  log: Logger;
+  health?: DatabaseHealth;
+}): EventSource {
   let listening: Listening | undefined;
 
   return {
@@ -19,7 +23,7 @@ export function postgresEventSource(deps: { databaseUrl: string; log: Logger; he
         const head = Number(msg.payload);
         hooks.grew(Number.isSafeInteger(head) ? head : undefined);
       };
-      const current = listen(deps.databaseUrl, [EVENT_LOG_CHANNEL], onNotification, {
+      const current = listen(deps.listenOn, [EVENT_LOG_CHANNEL], onNotification, {
         log: deps.log,
         health: deps.health,
         onListening: () => hooks.grew(), // whatever was logged while not listening

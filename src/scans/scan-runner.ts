@@ -6,11 +6,10 @@
 // and resumes when it is back.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type pg from "pg";
 import type { BackgroundWorker } from "../background-worker.ts";
 import type { Db } from "../db/client.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
-import { listen, type Listening } from "../db/listen.ts";
+import { listen, type Listening, type ListenSource } from "../db/listen.ts";
 import { expireAgentLeases } from "../domain/scans/agent-leases.ts";
 import {
   claimScans,
@@ -27,8 +26,8 @@ import type { ScannerEngine, ScanType } from "./engines/engine.ts";
 
 export interface ScanRunnerOptions {
   db: Db;
-  /** Where to LISTEN for wake-ups in the polling loop (a session's URL or pool); without it the runner only polls. */
-  listenOn?: pg.Pool | string;
+  /** Where to LISTEN for wake-ups in the polling loop (the instance's shared listener, a session's URL or pool); without it the runner only polls. */
+  listenOn?: ListenSource;
   engines: Record<ScanType, ScannerEngine>;
   log: Logger;
   health?: DatabaseHealth;

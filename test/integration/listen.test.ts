@@ -5,6 +5,7 @@ import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import { listen } from "../../src/db/listen.ts";
 import { createPool } from "../../src/db/pool-mode.ts";
+import { sharedListener } from "../../src/db/shared-listener.ts";
 import { createDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { fanOutEvents } from "../../src/dispatcher/fan-out.ts";
 import type { EventEnvelope } from "../../src/events/catalog.ts";
@@ -132,6 +133,67 @@ describe("listen()", () => {
     await l.close();
     await pool.end();
     expect(await listeners("test_early")).toBe(0);
+  });
+});
+
+describe("sharedListener()", () => {
+  it("listens for all its listeners on one connection; one bringing a channel has it opened again, and each catches up", async () => {
+    const log = quietLog();
+    const shared = sharedListener(database.directUrl, { log, retryMs: 50 });
+    const heard: Record<string, string[]> = { a: [], b: [] };
+    const caughtUp = { a: 0, b: 0 };
+    const a = listen(shared, ["test_shared_a"], (msg) => heard.a!.push(msg.payload!), {
+      log,
+      onListening: () => caughtUp.a++,
+    });
+    try {
+      await a.ready;
+      await notify("test_shared_a", "1");
+      await eventually(async () => heard.a!.includes("1"));
+      const b = listen(shared, ["test_shared_b", "test_shared_a"], (msg) => heard.b!.push(msg.payload!), {
+        log,
+        onListening: () => caughtUp.b++,
+      });
+      await b.ready;
+      // Reopened with both channels: both listeners were told to catch up.
+      await eventually(async () => caughtUp.a === 2 && caughtUp.b === 1);
+      await notify("test_shared_a", "2");
+      await notify("test_shared_b", "3");
+      await eventually(async () => heard.a!.includes("2") && heard.b!.includes("2") && heard.b!.includes("3"));
+      expect(heard.a).toEqual(["1", "2"]);
+      // One connection, listening on both channels.
+      const { rows } = await admin.query<{ query: string }>(
+        "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN test_shared%'",
+      );
+      expect(
+        rows.map((r) =>
+          r.query
+            .split(";")
+            .map((q) => q.trim())
+            .sort(),
+        ),
+      ).toEqual([["LISTEN test_shared_a", "LISTEN test_shared_b"]]);
+
+      // Lost: it comes back by itself, and everyone catches up again.
+      await terminateListeners();
+      await eventually(async () => caughtUp.a === 3 && caughtUp.b === 2);
+      await b.close();
+      expect(await listeners("test_shared")).toBe(1); // a still listens
+    } finally {
+      await a.close();
+    }
+    expect(await listeners("test_shared")).toBe(0); // the last one gone: the connection is closed
+    await shared.close();
+  });
+
+  it("tells a listener that joins while its connection is away, at once", async () => {
+    const log = quietLog();
+    const shared = sharedListener("postgres://postgres@127.0.0.1:1/nowhere", { log, retryMs: 60_000 });
+    const first = listen(shared, ["test_away"], () => {}, { log });
+    await expect(first.ready).rejects.toThrow();
+    const second = listen(shared, ["test_away"], () => {}, { log });
+    await expect(second.ready).rejects.toThrow();
+    await shared.close();
   });
 });
 

@@ -3,8 +3,7 @@
 // however many agents wait; each waiter then tries its claim again (SKIP LOCKED sorts out who wins).
 // It listens from the first wait on (an instance no agent polls holds no connection for it).
 // Stopping it wakes every waiter for good, so a long poll never holds up a shutdown.
-import type pg from "pg";
-import { listen, type Listening } from "../../db/listen.ts";
+import { listen, type Listening, type ListenSource } from "../../db/listen.ts";
 import type { Logger } from "../../log.ts";
 import { SCAN_QUEUED_CHANNEL } from "./scan-queued-channel.ts";
 
@@ -27,8 +26,8 @@ export interface QueuedScanListener extends QueuedScanSignal {
   stop(): Promise<void>;
 }
 
-/** `listenOn`: a session's URL (DATABASE_DIRECT_URL behind a pooler) or pool. */
-export function createQueuedScanSignal(listenOn: pg.Pool | string, log: Logger): QueuedScanListener {
+/** `listenOn`: the instance's shared listener, or a session's URL or pool. */
+export function createQueuedScanSignal(listenOn: ListenSource, log: Logger): QueuedScanListener {
   const waiting = new Set<() => void>();
   let listening: Listening | undefined;
   let stopped = false;
