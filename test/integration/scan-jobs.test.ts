@@ -126,7 +126,7 @@ describe("claiming", () => {
       async () =>
         (
           await t.app.db.pool.query(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%LISTEN appsec_scan_queued%'",
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%LISTEN appsec_scan_queued%'",
           )
         ).rowCount,
     );
@@ -148,7 +148,7 @@ describe("claiming", () => {
       async () =>
         (
           await other.app.db.pool.query(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%LISTEN appsec_scan_queued%' AND datname = current_database()",
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%LISTEN appsec_scan_queued%' AND datname = current_database()",
           )
         ).rowCount,
     );
