@@ -14,13 +14,12 @@ import autocannon from "autocannon";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { openDatabase, type Database } from "../src/db/client.ts";
 import { recordEvents } from "../src/events/outbox.ts";
-import type { NewEvent } from "../src/events/event-rows.ts";
-import { newId } from "../src/ids.ts";
 import { startPgBouncer, type PgBouncer } from "../test/helpers/pgbouncer.ts";
 import { createSelfSignedCert } from "../test/helpers/self-signed-cert.ts";
 import { cyclonedxReport } from "../test/helpers/vex-documents.ts";
 import { startServiceProcess, type ServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
+import { findingEvent } from "./sample-finding-event.ts";
 import { benchDatabase, siblingDatabase } from "./database.ts";
 import { extraServiceFlags } from "./service-flags.ts";
 import { startReceiver, type Arrival, type Receiver } from "./webhook-peers.ts";
@@ -234,17 +233,6 @@ async function restReads(
   }
 }
 
-const finding = (n: number): NewEvent => ({
-  type: "vulnerability.created",
-  data: {
-    id: newId(),
-    severity: "high",
-    applicationId: newId(),
-    title: `Benchmark finding ${n}`,
-    createdAt: new Date().toISOString(),
-  },
-});
-
 /** The most server connections PgBouncer had in use (active or used) and clients waiting, while `during` ran. */
 async function poolsWhile<T>(
   bouncer: PgBouncer,
@@ -292,7 +280,7 @@ async function webhookBursts(
       (tx) =>
         recordEvents(
           tx,
-          Array.from({ length: count }, (_, n) => finding(n)),
+          Array.from({ length: count }, (_, n) => findingEvent(n)),
         ),
       { timeout: 60_000 },
     );

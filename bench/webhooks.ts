@@ -11,10 +11,10 @@ import { randomBytes } from "node:crypto";
 import { mintToken } from "../src/auth/mint-token.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { recordEvents, type NewEvent } from "../src/events/outbox.ts";
-import { newId } from "../src/ids.ts";
 import { createSelfSignedCert } from "../test/helpers/self-signed-cert.ts";
 import { startServiceProcess, type ServiceProcess } from "../test/helpers/service-process.ts";
 import { cpuSeconds } from "./cpu-time.ts";
+import { findingEvent } from "./sample-finding-event.ts";
 import { benchDatabase } from "./database.ts";
 import { extraServiceFlags } from "./service-flags.ts";
 import { runBareSender, startReceiver, type Arrival } from "./webhook-peers.ts";
@@ -50,18 +50,6 @@ const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
-
-// No occurredAt: the outbox stamps each event inside its transaction, the best stand-in for when it happened.
-const finding = (n: number): NewEvent => ({
-  type: "vulnerability.created",
-  data: {
-    id: newId(),
-    severity: "high",
-    applicationId: newId(),
-    title: `Benchmark finding ${n}`,
-    createdAt: new Date().toISOString(),
-  },
-});
 
 async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
@@ -167,7 +155,7 @@ async function startHarness() {
      */
     async burst(count: number, expected: number, counted: (a: Arrival) => boolean = () => true) {
       await receiver.take();
-      await commit(Array.from({ length: count }, (_, i) => finding(i)));
+      await commit(Array.from({ length: count }, (_, i) => findingEvent(i)));
       const committed = Date.now();
       const cpuBefore = cpu();
       let arrivals: Arrival[] = [];
@@ -254,7 +242,7 @@ async function steady(h: Harness): Promise<Row> {
   for (let i = 0; i < total; i++) {
     const wait = started + (i * 1000) / STEADY_RATE - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const committing: Promise<void> = h.commit([finding(i)]).then(([id]) => void ids.push(id!));
+    const committing: Promise<void> = h.commit([findingEvent(i)]).then(([id]) => void ids.push(id!));
     pending.add(committing);
     void committing.finally(() => pending.delete(committing));
   }

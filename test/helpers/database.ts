@@ -49,6 +49,14 @@ export async function poolerAdmin<Row extends object>(command: string): Promise<
   return withAdmin(async (client) => (await client.query<Row>(command)).rows, admin.href);
 }
 
+/** The transactions the run's pooler has passed to `database` so far (its SHOW STATS). */
+export async function poolerTransactions(database: TestDatabase): Promise<number> {
+  const name = new URL(database.url).pathname.slice(1);
+  const rows = await poolerAdmin<{ database: string; total_xact_count: string }>("SHOW STATS");
+  if (!rows) throw new Error("no pooler: run this project with npm run test:pooler");
+  return Number(rows.find((r) => r.database === name)?.total_xact_count ?? 0);
+}
+
 /** How long a dropped database's own connections get to finish closing before they are cut. */
 const CLOSING_MS = 2_000;
 

@@ -1,5 +1,5 @@
 // GraphQL over real HTTP against a TestApp, and a real graphql-ws client.
-import { createClient, type Client } from "graphql-ws";
+import { createClient, type Client, type SubscribePayload } from "graphql-ws";
 import WebSocket from "ws";
 import type { TestApp, TestResponse } from "./test-app.ts";
 
@@ -16,8 +16,9 @@ export function gql(
 export const codesOf = (res: TestResponse): string[] =>
   (res.body?.errors ?? []).map((e: { extensions?: { code?: string } }) => e.extensions?.code);
 
+/** A graphql-ws client of a service (a TestApp, or a service process). */
 export function wsClient(
-  t: TestApp,
+  t: { baseUrl: string },
   connectionParams: Record<string, unknown> | undefined,
   onClose?: (code: number) => void,
 ): Client {
@@ -30,4 +31,20 @@ export function wsClient(
     on: { closed: (event) => onClose?.((event as { code: number }).code) },
     onNonLazyError: () => {},
   });
+}
+
+/** What one subscription of `client` delivers (`pick` from each payload's data), and any error it ends with. */
+export function collect<T>(
+  client: Client,
+  payload: SubscribePayload,
+  pick: (data: any) => T,
+): { received: T[]; errors: unknown[] } {
+  const received: T[] = [];
+  const errors: unknown[] = [];
+  client.subscribe(payload, {
+    next: ({ data }) => void received.push(pick(data)),
+    error: (err) => void errors.push(err),
+    complete: () => {},
+  });
+  return { received, errors };
 }

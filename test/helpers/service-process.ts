@@ -73,6 +73,23 @@ async function serviceEnv(given: Record<string, string>): Promise<{ env: Record<
   return { env, port };
 }
 
+/** A JSON request to `service` with a bearer token; the answer's status and parsed body. */
+export async function callService(
+  service: { baseUrl: string },
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(service.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
 /** Starts dist/main.js and resolves once /readyz answers 200. */
 export async function startServiceProcess(
   options: StartOptions & {

@@ -3,14 +3,14 @@
 // deadline is told once and every decision that ends reopens its vulnerability once, each within
 // 60 s, through the log, a webhook and a subscription of the surviving instance, and a restarted
 // instance tells nothing again.
-import { createClient, type Client } from "graphql-ws";
-import WebSocket from "ws";
+import type { Client } from "graphql-ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
-import { startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
+import { collect, wsClient } from "../helpers/graphql.ts";
+import { callService, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
 import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
 import { cyclonedxReport, openVex, statement } from "../helpers/vex-documents.ts";
 
@@ -62,15 +62,8 @@ async function startService(): Promise<ServiceProcess> {
   return service;
 }
 
-async function call(service: ServiceProcess, method: string, path: string, body?: unknown) {
-  const res = await fetch(service.baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (service: ServiceProcess, method: string, path: string, body?: unknown) =>
+  callService(service, token, method, path, body);
 
 /** An event as the log (GET /events) answers it. */
 interface Logged {
@@ -122,24 +115,14 @@ it("tells each deadline once, within 60 s, with one of two instances killed mid-
   // on a loaded machine the first deadlines can pass before that.
   const head = await call(b, "POST", "/graphql", { query: "{ eventLogHead }" });
   expect(head.status).toBe(200);
-  const subscribed: string[] = [];
-  const subscriptionErrors: unknown[] = [];
-  subscriber = createClient({
-    url: b.baseUrl.replace(/^http/, "ws") + "/graphql",
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
-  subscriber.subscribe(
+  subscriber = wsClient(b, { authorization: `Bearer ${token}` });
+  const { received: subscribed, errors: subscriptionErrors } = collect(
+    subscriber,
     {
       query: "subscription ($after: String) { vulnerabilitySlaBreached(after: $after) { id } }",
       variables: { after: head.body.data.eventLogHead },
     },
-    {
-      next: ({ data }) => subscribed.push((data as any).vulnerabilitySlaBreached.id),
-      error: (err) => subscriptionErrors.push(err),
-      complete: () => {},
-    },
+    (data) => data.vulnerabilitySlaBreached.id as string,
   );
 
   // Deadlines a second apart from 3 s on (the last found's; the others' are earlier by as much as

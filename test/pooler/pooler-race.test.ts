@@ -4,9 +4,9 @@
 // the receiver once, every row ends delivered, and no lease or pending row is left behind.
 import { DISPATCHER_NAME } from "../../src/dispatcher/dispatcher.ts";
 import { recordEvents } from "../../src/events/outbox.ts";
-import type { NewEvent } from "../../src/events/event-rows.ts";
 import { newId } from "../../src/ids.ts";
-import { poolerAdmin } from "../helpers/database.ts";
+import { poolerTransactions } from "../helpers/database.ts";
+import { sampleEvent } from "../helpers/sample-events.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
 import { dispatcherTrusting, startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -34,35 +34,13 @@ afterAll(async () => {
   cert?.remove();
 });
 
-/** PgBouncer's counters for the test database. */
-async function poolerStats(): Promise<{ transactions: number; queries: number }> {
-  const name = new URL(a.database.url).pathname.slice(1);
-  const rows = await poolerAdmin<{ database: string; total_xact_count: string; total_query_count: string }>(
-    "SHOW STATS",
-  );
-  if (!rows) throw new Error("no pooler: run this project with npm run test:pooler");
-  const row = rows.find((r) => r.database === name);
-  return { transactions: Number(row?.total_xact_count ?? 0), queries: Number(row?.total_query_count ?? 0) };
-}
-
-const created = (): NewEvent => ({
-  type: "vulnerability.created",
-  data: {
-    id: newId(),
-    severity: "high",
-    applicationId: newId(),
-    title: "SQL injection",
-    createdAt: new Date().toISOString(),
-  },
-});
-
 it("delivers each of 10,000 events once with two instances racing through the pooler, nothing stuck", async () => {
   expect(new URL(a.database.url).port).not.toBe(new URL(a.database.directUrl).port);
   const hook = await a.request("POST", "/webhooks", {
     body: { name: "race", url: receiver.url("/race"), events: ["vulnerability.created"], secret: "race-secret" },
   });
   expect(hook.status).toBe(201);
-  const before = await poolerStats();
+  const before = await poolerTransactions(a.database);
 
   const dispatchers = [a, b].map((t) => {
     const d = dispatcherTrusting(t, cert.cert);
@@ -80,7 +58,7 @@ it("delivers each of 10,000 events once with two instances racing through the po
           const ids = await t.app.db.prisma.$transaction((tx) =>
             recordEvents(
               tx,
-              Array.from({ length: BATCH }, () => created()),
+              Array.from({ length: BATCH }, (_, n) => sampleEvent("vulnerability.created", newId(), n)),
             ),
           );
           for (const id of ids) committed.add(id);
@@ -122,6 +100,5 @@ it("delivers each of 10,000 events once with two instances racing through the po
   expect(unnumbered[0]!.n).toBe(0);
 
   // And it all went through PgBouncer.
-  const after = await poolerStats();
-  expect(after.transactions - before.transactions).toBeGreaterThan((2 * EVENTS) / BATCH);
+  expect((await poolerTransactions(a.database)) - before).toBeGreaterThan((2 * EVENTS) / BATCH);
 }, 180_000);

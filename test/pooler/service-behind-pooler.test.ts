@@ -3,16 +3,16 @@
 // database migrate it once (under the migrations' lock, on their direct connections), then answer
 // what failed through a pooler before (vulnerability lists, GraphQL application(id) and
 // updateApplication) and carry the change to a webhook and to a subscriber on the other instance.
-import { createClient, type Client } from "graphql-ws";
+import type { Client } from "graphql-ws";
 import pg from "pg";
-import WebSocket from "ws";
 import { mintToken } from "../../src/auth/mint-token.ts";
-import { createTestDatabase, poolerAdmin, type TestDatabase } from "../helpers/database.ts";
+import { createTestDatabase, poolerTransactions, type TestDatabase } from "../helpers/database.ts";
 import { startHttpsReceiver, type HttpsReceiver } from "../helpers/https-receiver.ts";
 import { eventually } from "../helpers/scan-engines.ts";
 import { cyclonedxReport } from "../helpers/vex-documents.ts";
 import { createSelfSignedCert, type SelfSignedCert } from "../helpers/self-signed-cert.ts";
-import { startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
+import { collect, wsClient } from "../helpers/graphql.ts";
+import { callService, startServiceProcess, type ServiceProcess } from "../helpers/service-process.ts";
 import { TEST_JWT_SECRET, TEST_WEBHOOK_SECRET_KEYS } from "../helpers/test-app.ts";
 
 let testDb: TestDatabase;
@@ -38,15 +38,8 @@ afterAll(async () => {
   cert.remove();
 });
 
-async function call(service: ServiceProcess, method: string, path: string, body?: unknown) {
-  const res = await fetch(service.baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (service: ServiceProcess, method: string, path: string, body?: unknown) =>
+  callService(service, token, method, path, body);
 
 const graphql = (service: ServiceProcess, query: string, variables: Record<string, unknown> = {}) =>
   call(service, "POST", "/graphql", { query, variables });
@@ -101,24 +94,14 @@ it("migrates once, serves the doors, and carries a change to a webhook and anoth
 
   // A subscriber on b, from the log's head; the change made on a.
   const head = await graphql(b, "{ eventLogHead }");
-  const received: string[] = [];
-  const errors: unknown[] = [];
-  subscriber = createClient({
-    url: b.baseUrl.replace(/^http/, "ws") + "/graphql",
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
-  subscriber.subscribe(
+  subscriber = wsClient(b, { authorization: `Bearer ${token}` });
+  const { received, errors } = collect(
+    subscriber,
     {
       query: "subscription ($after: String) { events(types: [APPLICATION_UPDATED], after: $after) { eventId } }",
       variables: { after: head.body.data.eventLogHead },
     },
-    {
-      next: ({ data }) => received.push((data as any).events.eventId),
-      error: (e) => errors.push(e),
-      complete: () => {},
-    },
+    (data) => data.events.eventId as string,
   );
   const updated = await graphql(
     a,
@@ -141,8 +124,6 @@ it("migrates once, serves the doors, and carries a change to a webhook and anoth
     .query('SELECT migration_name FROM "_prisma_migrations" GROUP BY migration_name HAVING count(*) > 1')
     .finally(() => direct.end());
   expect(rows).toEqual([]);
-  const name = new URL(testDb.url).pathname.slice(1);
-  const stats = await poolerAdmin<{ database: string; total_xact_count: string }>("SHOW STATS");
-  expect(Number(stats!.find((s) => s.database === name)?.total_xact_count)).toBeGreaterThan(10);
+  expect(await poolerTransactions(testDb)).toBeGreaterThan(10);
   for (const s of services) expect(s.logs().filter((l) => l.level >= 50)).toEqual([]);
 }, 120_000);
