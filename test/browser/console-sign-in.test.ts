@@ -99,13 +99,19 @@ async function pageAt(service: TestApp): Promise<ConsolePage> {
   return p;
 }
 
-/** Clicks the provider's button, signs in as `login` on its page and gives consent when asked. */
+/**
+ * Clicks the provider's button and signs in as `login` on its page; returns on its consent page,
+ * or past it when `consent` is given. The login page has a "[ Cancel ]" link too: a caller about
+ * to cancel must not find that one while the login is still being submitted.
+ */
 async function signInAtProvider(page: Page, login: string, { consent = true } = {}) {
   await page.getByRole("button", { name: `Sign in with ${PROVIDER_NAME}` }).click();
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill("any password");
   await page.getByRole("button", { name: "Sign-in" }).click();
-  if (consent) await page.getByRole("button", { name: "Continue" }).click();
+  const allow = page.getByRole("button", { name: "Continue" });
+  if (consent) await allow.click();
+  else await allow.waitFor();
 }
 
 const storedToken = (page: Page) => page.evaluate(() => sessionStorage.getItem("appsec.console.token"));
@@ -118,6 +124,23 @@ async function expectAccessible(page: Page, view: string) {
 
 const signInHeading = (page: Page) => page.getByRole("heading", { name: "Sign in to the AppSec console" });
 const alert = (page: Page) => page.getByRole("alert");
+
+/** Waits for an alert saying `text`; when none comes, fails with where the page is and what it shows. */
+async function alertSaying(page: Page, text: string | RegExp, { timeout = 10_000 } = {}) {
+  const sentence = alert(page).getByText(text);
+  try {
+    await sentence.waitFor({ timeout });
+  } catch (err) {
+    const shown = await page
+      .locator("body")
+      .innerText({ timeout: 1000 })
+      .catch(() => "?");
+    throw new Error(`No alert saying ${String(text)} at ${page.url()}; the page shows:\n${shown.slice(0, 1500)}`, {
+      cause: err,
+    });
+  }
+  return sentence;
+}
 
 it("signs in at the provider, shows the person's team only, stays signed in across three renewals with every live update, and signs out for good", async () => {
   const { page } = await pageAt(t);
@@ -190,7 +213,7 @@ it("says so when consent is refused at the provider", async () => {
   await page.goto(t.baseUrl + "/");
   await signInAtProvider(page, "bob", { consent: false });
   await page.getByRole("link", { name: "[ Cancel ]" }).click();
-  await alert(page).getByText(`The sign-in was cancelled at ${PROVIDER_NAME}`).waitFor();
+  await alertSaying(page, `The sign-in was cancelled at ${PROVIDER_NAME}`);
   expect(await storedToken(page)).toBeNull();
   await expectAccessible(page, "consent refused");
 });
@@ -202,9 +225,7 @@ it("refuses an answer whose state is not the one this tab sent", async () => {
   await page.getByRole("button", { name: `Sign in with ${PROVIDER_NAME}` }).click();
   await page.locator('input[name="login"]').waitFor();
   await page.goto(`${t.baseUrl}/console/callback?code=forged&state=forged&iss=${encodeURIComponent(provider.issuer)}`);
-  await alert(page)
-    .getByText(/does not match the sign-in this tab started/)
-    .waitFor();
+  await alertSaying(page, /does not match the sign-in this tab started/);
   expect(page.url()).toBe(`${t.baseUrl}/`);
   expect(await storedToken(page)).toBeNull();
 });
@@ -214,8 +235,7 @@ it("says which scopes the provider must grant when it granted none of the servic
   const { page } = await pageAt(service);
   await page.goto(service.baseUrl + "/");
   await signInAtProvider(page, "alice");
-  const sentence = alert(page).getByText(/granted the console none of the service's scopes/);
-  await sentence.waitFor();
+  const sentence = await alertSaying(page, /granted the console none of the service's scopes/);
   expect(await sentence.innerText()).toContain("applications:read");
   expect(await sentence.innerText()).toContain("not something you did");
   expect(await storedToken(page)).toBeNull();
@@ -231,7 +251,7 @@ it("says so when the provider cannot be reached", async () => {
   const { page } = await pageAt(service);
   await page.goto(service.baseUrl + "/");
   await page.getByRole("button", { name: `Sign in with ${PROVIDER_NAME}` }).click();
-  await alert(page).getByText(`${PROVIDER_NAME} could not be reached, so the sign-in could not start.`).waitFor();
+  await alertSaying(page, `${PROVIDER_NAME} could not be reached, so the sign-in could not start.`);
   await expectAccessible(page, "provider unreachable");
 });
 
@@ -241,9 +261,9 @@ it("ends the session with a sentence when the refresh token has expired", async 
   await page.goto(service.baseUrl + "/");
   await signInAtProvider(page, "alice");
   await page.getByRole("heading", { name: "Portfolio", level: 1 }).waitFor();
-  await alert(page)
-    .getByText(`${PROVIDER_NAME} would not renew it: its refresh token has expired or was revoked.`)
-    .waitFor({ timeout: 15_000 });
+  await alertSaying(page, `${PROVIDER_NAME} would not renew it: its refresh token has expired or was revoked.`, {
+    timeout: 15_000,
+  });
   expect(await storedToken(page)).toBeNull();
 });
 
@@ -263,8 +283,8 @@ it("ends the session with a sentence when the refresh token was revoked", async 
     body: new URLSearchParams({ token: refreshToken, client_id: CONSOLE_CLIENT_ID }),
   });
   expect(revoked.status).toBe(200);
-  await alert(page)
-    .getByText(`${PROVIDER_NAME} would not renew it: its refresh token has expired or was revoked.`)
-    .waitFor({ timeout: 15_000 });
+  await alertSaying(page, `${PROVIDER_NAME} would not renew it: its refresh token has expired or was revoked.`, {
+    timeout: 15_000,
+  });
   expect(await storedToken(page)).toBeNull();
 });
