@@ -32,7 +32,7 @@ import { createHttpApp } from "./http/http-app.ts";
 import { LiveStreams } from "./http/live-streams.ts";
 import { trackConnections } from "./http/server-connections.ts";
 import { createRateLimiter } from "./http/middleware/rate-limit.ts";
-import { buildOpenApi } from "./http/openapi.ts";
+import { buildOpenApi, type IssuerEndpoints } from "./http/openapi.ts";
 import type { RouteDefinition } from "./http/route.ts";
 import { applicationRoutes } from "./http/routes/applications.routes.ts";
 import { eventRoutes } from "./http/routes/events.routes.ts";
@@ -182,12 +182,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
       migrations,
       metrics,
       metricsToken: config.METRICS_TOKEN,
-      openApi: () => openApi,
+      openApi: () => openApi(provider?.known()),
       stopping: () => stopping,
     }),
     ...apiRoutes,
   ];
-  const openApi = buildOpenApi(routes, { version: SERVICE_VERSION });
+  // Built again once the provider's discovery has been read (its token endpoints join the document).
+  let built: { issuer: IssuerEndpoints | undefined; document: unknown } | undefined;
+  const openApi = (issuer: IssuerEndpoints | undefined) => {
+    if (!built || built.issuer !== issuer) {
+      built = { issuer, document: buildOpenApi(routes, { version: SERVICE_VERSION, issuer }) };
+    }
+    return built.document;
+  };
 
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, log) : undefined;
   const feed = createEventFeed({

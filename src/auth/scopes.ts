@@ -19,6 +19,22 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 export const ADMIN_SCOPE = "admin";
 
+/** What each scope lets a token do, as the API document tells clients and gateways. */
+export const SCOPE_DESCRIPTIONS: Record<Scope | typeof ADMIN_SCOPE, string> = {
+  "applications:read": "Read applications",
+  "applications:write": "Create, change and delete applications",
+  "scans:read": "Read scans",
+  "scans:write": "Queue scans and upload scanners' reports",
+  "scans:run": "Scan agents: claim external scans, send heartbeats, report results and failures",
+  "vulnerabilities:read": "Read vulnerabilities, their history and VEX exports",
+  "vulnerabilities:triage": "Record decisions about vulnerabilities (VEX documents)",
+  "policies:read": "Read policies and evaluate them",
+  "policies:write": "Create, change and delete policies and remediation deadlines",
+  "webhooks:read": "Read webhook subscriptions and their deliveries",
+  "webhooks:write": "Create, change and delete webhook subscriptions; redeliver",
+  admin: "Every scope above",
+};
+
 /** Who is calling: the token's subject, the scopes it grants, and its teams (docs/spec/CONTRACT.md §17). */
 export interface Actor extends TeamAccess {
   sub: string;

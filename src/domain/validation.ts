@@ -115,18 +115,28 @@ export const nameField = z
   // The same rule for clients reading the document: ECMAScript's \s is exactly what trim() removes.
   .meta({ pattern: "\\S" });
 
+/**
+ * An absolute URL's start, spelled out (the scheme is case-insensitive) so that the document says
+ * what the service checks: the WHATWG parser alone would also take `http:host` or `http:/host`.
+ * Without `credentials`, no `user:password@` either.
+ */
+export const absoluteUrlPattern = (scheme: "http(s)" | "https", { credentials = true } = {}) =>
+  `^[Hh][Tt][Tt][Pp]${scheme === "https" ? "[Ss]" : "[Ss]?"}://[^\\s/?#${credentials ? "" : "@"}]+(?:[/?#]|$)`;
+
+const HTTP_URL = absoluteUrlPattern("http(s)");
+
 export const httpUrlField = z
   .string()
   .max(2048, "Must be at most 2048 characters")
   .refine((s) => {
+    if (!new RegExp(HTTP_URL).test(s)) return false;
     try {
-      const u = new URL(s);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+      return new URL(s).hostname !== "";
     } catch {
       return false;
     }
   }, "Must be an absolute http(s) URL")
-  .meta({ format: "uri" });
+  .meta({ format: "uri", pattern: HTTP_URL });
 
 export const severityField = z.enum(["low", "medium", "high", "critical"]);
 

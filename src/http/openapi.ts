@@ -1,5 +1,7 @@
 // OpenAPI 3.1 document derived from the route definitions (JSON Schema 2020-12 from zod).
 import { z } from "zod";
+import { SCOPE_DESCRIPTIONS } from "../auth/scopes.ts";
+import { API_TAGS } from "./api-tags.ts";
 import type { RouteDefinition } from "./route.ts";
 
 // A malformed Host header or a query string that is not text is a 400 on every route (docs/spec/CONTRACT.md §2).
@@ -88,15 +90,58 @@ function withReadOnly(schema: JsonSchema, fields: readonly string[] | undefined)
 
 /**
  * Drops what zod writes that tells a client nothing: the regex it checks date-times with (beside
- * `format: date-time`, which says it), and ±2^53-1 bounds on every integer.
+ * `format: date-time`, which says it), and ±2^53-1 bounds on every integer. A URL's pattern is
+ * ours (absoluteUrlPattern): `format: uri` alone allows any scheme.
  */
 function withoutNoise({ jsonSchema: s }: { jsonSchema: JsonSchema }): void {
-  if (typeof s.format === "string" && "pattern" in s) delete s.pattern;
+  if (typeof s.format === "string" && s.format !== "uri" && "pattern" in s) delete s.pattern;
   if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
   if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
 }
 
-export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string }) {
+/** The identity provider's endpoints (OIDC_ISSUER's discovery), when the service trusts one. */
+export interface IssuerEndpoints {
+  authorization_endpoint?: string;
+  token_endpoint?: string;
+}
+
+const BEARER_SCHEME = {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description:
+    "A JWT whose `scope` (or `scp`) claim grants the operation's scope; `admin` grants all. " +
+    "The scopes an operation's security requirement lists are OAuth 2.0 scopes, described in `x-scopes`.",
+  "x-scopes": SCOPE_DESCRIPTIONS,
+};
+
+/**
+ * The schemes a token may come by: always a bearer JWT; with an identity provider, also its OAuth 2.0
+ * flows (client credentials for machines, authorization code for people), so that generated clients
+ * and gateways know where to get one and which scopes to ask for.
+ */
+function securitySchemes(issuer: IssuerEndpoints | undefined): Record<string, JsonSchema> {
+  const tokenUrl = issuer?.token_endpoint;
+  if (!tokenUrl) return { bearerAuth: BEARER_SCHEME };
+  const scopes = SCOPE_DESCRIPTIONS;
+  return {
+    bearerAuth: BEARER_SCHEME,
+    oauth2: {
+      type: "oauth2",
+      description: "Access tokens from the identity provider the service trusts (OIDC_ISSUER, CONTRACT §18).",
+      flows: {
+        clientCredentials: { tokenUrl, scopes },
+        ...(issuer.authorization_endpoint && {
+          authorizationCode: { authorizationUrl: issuer.authorization_endpoint, tokenUrl, scopes },
+        }),
+      },
+    },
+  };
+}
+
+export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string; issuer?: IssuerEndpoints }) {
+  const schemes = securitySchemes(info.issuer);
+  const requirement = (scopes: string[]) => Object.keys(schemes).map((scheme) => ({ [scheme]: scopes }));
   const components: Record<string, JsonSchema> = { Problem: problemSchema };
   // Named schemas (zod .meta({ id })) become components; everything else is inlined.
   const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
@@ -159,8 +204,8 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       security: r.public
         ? []
         : r.anyScope
-          ? r.anyScope.map((scope) => ({ bearerAuth: [scope] }))
-          : [{ bearerAuth: r.scope ? [r.scope] : [] }],
+          ? r.anyScope.flatMap((scope) => requirement([scope]))
+          : requirement(r.scope ? [r.scope] : []),
       parameters: [...pathParams, ...queryParams],
       ...(r.body && {
         requestBody: {
@@ -188,18 +233,9 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     },
     // Relative: the API is served from the same origin as this document.
     servers: [{ url: "/" }],
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "JWT",
-          description: "OAuth 2.0 scopes in the `scope` claim; `admin` grants all.",
-        },
-      },
-      schemas: components,
-    },
-    security: [{ bearerAuth: [] }],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
+    components: { securitySchemes: schemes, schemas: components },
+    security: requirement([]),
     paths,
   };
 }

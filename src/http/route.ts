@@ -7,6 +7,7 @@ import { requireAnyScope, requireScope, type Scope } from "../auth/scopes.ts";
 import type { DatabaseHealth } from "../db/database-health.ts";
 import type { ServiceContext } from "../domain/context.ts";
 import { requireAuthenticated } from "./middleware/authenticate.ts";
+import type { ApiTag } from "./api-tags.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -16,8 +17,8 @@ export interface RouteDefinition {
   /** OpenAPI-style path, e.g. /applications/{id}. */
   path: string;
   summary: string;
-  description?: string;
-  tag: string;
+  description: string;
+  tag: ApiTag;
   /** The scope the service demands; also checked before the handler reads a body. */
   scope?: Scope;
   /** Instead of `scope`: the operation needs one of these (the service decides which, from the request). */

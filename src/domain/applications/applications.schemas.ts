@@ -6,7 +6,13 @@ export const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
 const tagsField = z
   .array(z.string().min(1, "Must not be empty").max(100, "Must be at most 100 characters"))
   .transform((tags) => [...new Set(tags)])
-  .refine((tags) => tags.length <= 50, "At most 50 distinct tags");
+  .refine((tags) => tags.length <= 50, "At most 50 distinct tags")
+  // The service counts distinct tags (duplicates are dropped first); the document's bound is what a
+  // client that sends each tag once needs to know.
+  .meta({
+    maxItems: 50,
+    description: "Up to 50 distinct tags of 1–100 characters; duplicates are removed (first occurrence kept).",
+  });
 
 const fields = {
   name: nameField,

@@ -1,24 +1,28 @@
 import { z } from "zod";
 import { checkWebhookUrl } from "../../net/ssrf-guard.ts";
 import { EVENT_TYPES, isEventType } from "../../events/catalog.ts";
-import { nameField, READ_ONLY_FIELDS } from "../validation.ts";
+import { absoluteUrlPattern, nameField, READ_ONLY_FIELDS } from "../validation.ts";
 
 /** What every response shows in place of the secret; sent back on update it keeps the stored one. */
 export const SECRET_MASK = "********";
 
 export const SETTABLE_STATUSES = ["active", "disabled"] as const;
 
-// https only; literal loopback/private addresses refused unless the deployment allows them.
+const HTTPS_URL = absoluteUrlPattern("https", { credentials: false });
+
+// https only, no credentials; literal loopback/private addresses refused unless the deployment allows them.
 const urlField = (allowPrivateTargets: boolean) =>
   z
     .string()
     .min(1, "Must not be empty")
     .max(2048, "Must be at most 2048 characters")
     .superRefine((url, ctx) => {
-      const problem = checkWebhookUrl(url, { allowPrivateTargets });
+      const problem = new RegExp(HTTPS_URL).test(url)
+        ? checkWebhookUrl(url, { allowPrivateTargets })
+        : "url must be an absolute https:// URL without credentials";
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
-    .meta({ format: "uri" });
+    .meta({ format: "uri", pattern: HTTPS_URL });
 
 const eventsField = z
   // Checked by the refinement (its message names the problem); the enum is what the document shows.

@@ -15,6 +15,8 @@ export const applicationRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/applications",
     summary: "List applications, newest first",
+    description:
+      "Applications the token's teams own (all of them for an org-wide token), newest first, filtered by owner, criticality and tags, in pages of `limit` with a `Link` header to the next one.",
     tag,
     scope: "applications:read",
     query: z.object({
@@ -45,6 +47,8 @@ export const applicationRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/applications",
     summary: "Create an application",
+    description:
+      "Creates an application in the inventory; its name is unique. Answers 201 with the application and its `Location`, and writes an `application.created` event in the same transaction.",
     tag,
     scope: "applications:write",
     body: createApplicationSchema,
@@ -68,6 +72,7 @@ export const applicationRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/applications/{id}",
     summary: "Get an application",
+    description: "One application by id; 404 when it does not exist or belongs to a team the token is not in.",
     tag,
     scope: "applications:read",
     success: { status: 200, description: "The application", schema: applicationViewSchema },
@@ -81,6 +86,8 @@ export const applicationRoutes: RouteDefinition[] = [
     method: "PUT",
     path: "/applications/{id}",
     summary: "Update an application (supplied fields overwrite, omitted ones are kept, null clears)",
+    description:
+      "Merge semantics: every supplied top-level field overwrites, an omitted field is kept, `null` clears an optional field. A GET result sent back is accepted (its id and times are ignored). Renaming onto a taken name is 409.",
     tag,
     scope: "applications:write",
     body: updateApplicationSchema,
@@ -96,6 +103,8 @@ export const applicationRoutes: RouteDefinition[] = [
     method: "DELETE",
     path: "/applications/{id}",
     summary: "Delete an application with its scans and vulnerabilities",
+    description:
+      "Deletes the application with its scans, vulnerabilities and decisions, and writes an `application.deleted` event in the same transaction. 204.",
     tag,
     scope: "applications:write",
     success: { status: 204, description: "Deleted" },

@@ -18,6 +18,8 @@ export const slaRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/sla",
     summary: "The remediation SLA: days per severity, overrides per application criticality (extension)",
+    description:
+      "How many days a vulnerability of each severity may stay open before it is overdue, with overrides per application criticality.",
     tag,
     scope: "vulnerabilities:read",
     success: { status: 200, description: "The SLA in force", schema: slaDocumentSchema },

@@ -32,6 +32,8 @@ export function systemRoutes(deps: {
       method: "GET",
       path: "/healthz",
       summary: "Liveness: the process serves requests",
+      description:
+        "Answers 200 while the process can serve requests, whatever the database's state: for a liveness probe, which restarts the process when it stops answering.",
       tag,
       public: true,
       success: { status: 200, description: "Alive", schema: z.object({ status: z.literal("ok") }) },
@@ -45,6 +47,8 @@ export function systemRoutes(deps: {
       method: "GET",
       path: "/readyz",
       summary: "Readiness: database reachable and every migration applied, and not shutting down",
+      description:
+        "Answers 200 when the database answers, every migration is applied and the process is not shutting down, else 503 with what is missing: for a load balancer's readiness probe.",
       tag,
       public: true,
       success: { status: 200, description: "Ready", schema: z.object({ status: z.literal("ready") }) },
@@ -73,6 +77,8 @@ export function systemRoutes(deps: {
       method: "GET",
       path: "/metrics",
       summary: "Prometheus metrics (bearer METRICS_TOKEN when configured)",
+      description:
+        "Prometheus text exposition of the service's counters, gauges and histograms (requests, deliveries, scans, the event log, pools). With METRICS_TOKEN set, a bearer token equal to it is required.",
       tag,
       public: true,
       success: {
@@ -100,6 +106,7 @@ export function systemRoutes(deps: {
       method: "GET",
       path: "/openapi.json",
       summary: "This API's OpenAPI 3.1 description",
+      description: "This document, generated from the routes the service serves: what it checks is what it describes.",
       tag,
       public: true,
       success: { status: 200, description: "OpenAPI document", schema: z.object({}).passthrough() },

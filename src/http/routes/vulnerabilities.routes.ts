@@ -21,6 +21,8 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/applications/{id}/vulnerabilities",
     summary: "List an application's vulnerabilities, newest first",
+    description:
+      "The application's vulnerabilities (deduplicated across scans), newest first, filtered by severity, status, tool and remediation deadline, in pages of `limit` with a `Link` header to the next one.",
     tag: "Vulnerabilities",
     scope: "vulnerabilities:read",
     query: z.object({
@@ -59,6 +61,8 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/applications/{id}/vulnerabilities/{vulnerabilityId}",
     summary: "Get one vulnerability, with its analysis (extension)",
+    description:
+      "One vulnerability with its VEX analysis (state, justification, response) and its remediation deadline.",
     tag: "Vulnerabilities",
     scope: "vulnerabilities:read",
     success: { status: 200, description: "The vulnerability", schema: vulnerabilityViewSchema },
@@ -73,6 +77,8 @@ export const vulnerabilityRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/applications/{id}/vulnerabilities/{vulnerabilityId}/history",
     summary: "Every change of the vulnerability's status, oldest first: by scans, reports and VEX (extension)",
+    description:
+      "Every change of the vulnerability's status and analysis, oldest first, each with what made it (a scan, a report, a VEX document) and who.",
     tag: "Vulnerabilities",
     scope: "vulnerabilities:read",
     success: { status: 200, description: "The changes, oldest first", schema: z.array(vulnerabilityChangeViewSchema) },

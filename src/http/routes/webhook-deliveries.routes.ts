@@ -14,6 +14,8 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/webhooks/{id}/deliveries",
     summary: "List a webhook's deliveries with their attempts, newest first",
+    description:
+      "The subscription's deliveries, newest first, each with its attempts (status code, duration, error), in pages of `limit`.",
     tag,
     scope: "webhooks:read",
     query: z.object(pageQueryShape),
@@ -34,6 +36,7 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/webhooks/{id}/deliveries/{deliveryId}",
     summary: "Get one delivery with its attempts",
+    description: "One delivery with every attempt made and when the next one is due.",
     tag,
     scope: "webhooks:read",
     success: { status: 200, description: "The delivery", schema: deliveryViewSchema },
@@ -47,6 +50,8 @@ export const webhookDeliveryRoutes: RouteDefinition[] = [
     method: "POST",
     path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver",
     summary: "Send a delivery's event again, as a new delivery",
+    description:
+      "Queues the delivery's event again as a new delivery (202). 409 while a copy of that event is still pending for the subscription.",
     tag,
     scope: "webhooks:write",
     success: {
