@@ -225,6 +225,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     verifyToken,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     rateLimiter: createRateLimiter(config.RATE_LIMIT_PER_MINUTE, redis),
+    trustProxy: config.TRUST_PROXY,
     routes,
     serviceContext: (ctx) => serviceContextFor(ctx.state.actor, ctx.state.log),
     health,

@@ -5,6 +5,7 @@ import { POOL_MODES, type PoolMode } from "./db/pool-mode.ts";
 import { SCAN_TYPES, type ScanType } from "./domain/scans/scans.schemas.ts";
 import { SECRET_KEY_BYTES } from "./domain/webhooks/secret-box.ts";
 import { TargetAllowList } from "./net/target-allow-list.ts";
+import { parseTrustProxy } from "./http/trusted-proxies.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
@@ -74,6 +75,18 @@ const targetAllowList = z.string().transform((value, ctx) => {
   }
 });
 
+const trustProxy = z.string().transform((value, ctx) => {
+  try {
+    return parseTrustProxy(value);
+  } catch (err) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a number of proxy hops, or comma-separated IP addresses, CIDR networks or loopback, linklocal, uniquelocal: ${(err as Error).message}`,
+    });
+    return z.NEVER;
+  }
+});
+
 /** AUTH_ORG_WIDE_TEAMS, AUTH_SCOPE_CLAIMS: comma-separated names. */
 const teamList = z.string().transform((value) =>
   value
@@ -129,6 +142,8 @@ const envSchema = z.object({
   SCAN_ALLOW_PRIVATE_TARGETS: bool.default(false),
   /** Non-public hosts and networks scan targets may reach all the same. */
   SCAN_TARGET_ALLOW: targetAllowList.prefault(""),
+  /** Proxies whose X-Forwarded-For and X-Forwarded-Proto count: a number of hops, or addresses and CIDRs. */
+  TRUST_PROXY: trustProxy.prefault(""),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
   WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),

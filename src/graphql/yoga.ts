@@ -27,6 +27,7 @@ import { PerApplicationBatch } from "./per-application-batch.ts";
 import { schema } from "./schema.ts";
 import { sharedSubscriptions } from "./shared-subscriptions.ts";
 import { sseWithEventIds } from "./sse.ts";
+import { requestProtocol } from "../http/trusted-proxies.ts";
 
 export const GRAPHQL_PATH = "/graphql";
 
@@ -140,7 +141,7 @@ export function graphqlMiddleware(
     // Read here so the REST body ceiling (1 MiB, chunked or not) holds; the query itself is
     // further bounded by the token limit.
     const body = hasBody(ctx) ? await readBodyText(ctx) : undefined;
-    const url = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || "localhost"}`);
+    const url = new URL(ctx.originalUrl, `${requestProtocol(ctx)}://${ctx.host || "localhost"}`);
     const response = await yoga.fetch(
       url,
       { method: ctx.method, headers: requestHeaders(ctx), body },

@@ -17,6 +17,7 @@ import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { problem } from "./problem.ts";
+import { forwardedRequest, TRUST_NOBODY, type TrustProxy } from "./trusted-proxies.ts";
 import { mountRoutes, protectedRouteMatcher, type RouteDefinition } from "./route.ts";
 
 export interface HttpAppDeps {
@@ -25,6 +26,8 @@ export interface HttpAppDeps {
   verifyToken: TokenVerifier;
   rateLimitPerMinute: number;
   rateLimiter: RateLimiterAbstract;
+  /** Whose X-Forwarded-For and -Proto count (TRUST_PROXY); nobody's by default. */
+  trustProxy?: TrustProxy;
   routes: readonly RouteDefinition[];
   serviceContext: (ctx: Koa.Context) => ServiceContext;
   /** Answers 503 while the database is down, and hears of connection errors (logged once there). */
@@ -43,6 +46,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   const router = new Router({ sensitive: true, strict: true });
   mountRoutes(router, deps.routes, deps.serviceContext, deps.health);
 
+  koa.use(forwardedRequest(deps.trustProxy ?? TRUST_NOBODY));
   koa.use(securityHeaders());
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler(deps.health));

@@ -3,6 +3,7 @@ import type Koa from "koa";
 import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_LIMIT, parsePageRequest, type Page, type PageRequest } from "../domain/pagination.ts";
 import { invalid } from "../errors.ts";
+import { requestProtocol } from "./trusted-proxies.ts";
 
 export const pageQueryShape = {
   limit: z.int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe("Page size"),
@@ -59,7 +60,7 @@ export function sendJsonArray(
 
 function linkNextPage(ctx: Koa.Context, nextCursor: string | null, limit: number, cursorParam: string): void {
   if (!nextCursor) return;
-  const next = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || "localhost"}`);
+  const next = new URL(ctx.originalUrl, `${requestProtocol(ctx)}://${ctx.host || "localhost"}`);
   next.searchParams.set(cursorParam, nextCursor);
   next.searchParams.set("limit", String(limit));
   ctx.set("Link", `<${next.href}>; rel="next"`);

@@ -2,6 +2,7 @@
 // applies). API answers get the policy OWASP recommends for APIs (nothing may load, nothing may
 // frame them); the console and GraphiQL replace the Content-Security-Policy with their own.
 import type Koa from "koa";
+import { requestProtocol } from "../trusted-proxies.ts";
 
 /** Directives no page of the service relaxes: no plugins, no <base>, no framing, forms post home. */
 const LOCKED = "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -32,8 +33,9 @@ const HEADERS: Record<string, string> = {
 export function securityHeaders(): Koa.Middleware {
   return async (ctx, next) => {
     ctx.set(HEADERS);
-    // Only meaningful over TLS (RFC 6797 §7.2: ignored, and not to be sent, over plain HTTP).
-    if (ctx.protocol === "https") ctx.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+    // Only meaningful over TLS (RFC 6797 §7.2: ignored, and not to be sent, over plain HTTP): the
+    // socket's, or a trusted proxy's (TRUST_PROXY) that terminated it.
+    if (requestProtocol(ctx) === "https") ctx.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
     await next();
   };
 }
