@@ -181,7 +181,12 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
           ),
         }),
         ...(r.success.schema && {
-          content: { [r.success.contentType ?? "application/json"]: { schema: toSchema(r.success.schema, "output") } },
+          content: Object.fromEntries(
+            [r.success.contentType ?? "application/json", ...(r.success.alsoAs ?? [])].map((type) => [
+              type,
+              { schema: toSchema(r.success.schema!, "output") },
+            ]),
+          ),
         }),
       },
     };
@@ -190,9 +195,13 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       ...new Set([...r.errors, ...EVERY_ROUTE_ERRORS, ...(r.public ? [] : STANDARD_ERRORS)]),
     ].sort();
     for (const status of errorStatuses) {
+      const own = r.errorBodies?.[status];
       responses[status] = {
         description: ERROR_DESCRIPTIONS[status] ?? "Error",
-        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        content: {
+          "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
+          ...(own && { "application/json": { schema: toSchema(own, "output") } }),
+        },
       };
     }
     (paths[r.path] ??= {})[r.method.toLowerCase()] = {

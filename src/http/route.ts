@@ -38,6 +38,8 @@ export interface RouteDefinition {
     description: string;
     schema?: z.ZodType;
     contentType?: string;
+    /** Other media types it may answer with, with the same schema (chosen by the request). */
+    alsoAs?: readonly string[];
     /** Response headers worth documenting, e.g. Location or Link. */
     headers?: string[];
     /** When the operation may also answer 204 (no content): what that means. */
@@ -45,6 +47,8 @@ export interface RouteDefinition {
   };
   /** Error statuses beyond the ones every protected operation has (401, 403, 429, 500, 503). */
   errors: number[];
+  /** Error statuses that may also answer with a JSON body of their own, beside a problem. */
+  errorBodies?: Record<number, z.ZodType>;
   handle(ctx: Koa.Context, svc: ServiceContext): Promise<void>;
 }
 

@@ -119,8 +119,10 @@ describe("the webhook deliveries view", () => {
       expect.any(String),
       "when the endpoint recovers",
       "none yet",
-      "Redeliver",
+      "queued: a copy is pending",
     ]);
+    // A pending delivery is not offered again (the service would answer 409); a sent one is.
+    expect(await held.getByRole("button", { name: /^Redeliver/ }).count()).toBe(0);
     const failing = row(page, first);
     const attempts = failing.getByRole("list", { name: "1 attempt" });
     expect(await attempts.getByRole("listitem").allInnerTexts()).toEqual([expect.stringMatching(/: 503 in \d+ ms$/)]);
@@ -135,6 +137,13 @@ describe("the webhook deliveries view", () => {
     await drain();
     const page = await deliveriesPage(id);
     for (const eventId of dropped) await row(page, eventId).getByText("dropped").waitFor();
+    // Given up on, each may be sent again.
+    for (const eventId of dropped)
+      expect(
+        await row(page, eventId)
+          .getByRole("button", { name: /^Redeliver/ })
+          .count(),
+      ).toBe(1);
 
     receiver.answer = () => ({ status: 204 }); // the endpoint is fixed
     await page.getByRole("button", { name: "Recover" }).click();
@@ -144,8 +153,16 @@ describe("the webhook deliveries view", () => {
       .waitFor();
     // The log shows them: a new pending delivery per event, beside the dropped one.
     for (const eventId of dropped) {
-      await row(page, eventId).filter({ hasText: "pending" }).waitFor();
+      // Its status cell, right after the event's id (the dropped row now says a copy is pending too).
+      await row(page, eventId)
+        .filter({ hasText: new RegExp(`${eventId}\\s*pending`) })
+        .waitFor();
       expect(await row(page, eventId).count()).toBe(2);
+      expect(
+        await row(page, eventId)
+          .getByRole("button", { name: /^Redeliver/ })
+          .count(),
+      ).toBe(0);
     }
     await accessibleAndNarrow(page, "deliveries-recovered");
 

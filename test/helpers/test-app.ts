@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createSecretBox } from "../../src/domain/webhooks/secret-box.ts";
 import type { Logger } from "../../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { responseValidator } from "./response-validator.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123";
 /** WEBHOOK_SECRET_KEYS of every test instance (32 bytes, base64). */
@@ -87,6 +88,8 @@ export async function startTestApp(
       audience: config.AUTH_AUDIENCE,
     });
   const adminToken = await token();
+  // Read now: a test may stop the service while its last request is still answered.
+  const checkResponse = responseValidator(await (await fetch(`${baseUrl}/openapi.json`)).json());
 
   return {
     app,
@@ -110,6 +113,9 @@ export async function startTestApp(
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
         parsed = undefined;
+      }
+      if (path !== "/openapi.json") {
+        checkResponse(method, path, res.status, res.headers.get("content-type"), parsed);
       }
       return { status: res.status, headers: res.headers, body: parsed, text };
     },

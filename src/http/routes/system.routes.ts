@@ -53,6 +53,14 @@ export function systemRoutes(deps: {
       public: true,
       success: { status: 200, description: "Ready", schema: z.object({ status: z.literal("ready") }) },
       errors: [503],
+      errorBodies: {
+        503: z
+          .object({
+            status: z.enum(["shutting down", "migrations pending", "database unreachable"]),
+            pending: z.array(z.string()).optional().describe("The migrations not applied yet"),
+          })
+          .describe("What keeps the instance from being ready"),
+      },
       async handle(ctx) {
         if (deps.stopping()) {
           ctx.status = 503;

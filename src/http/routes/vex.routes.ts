@@ -88,7 +88,12 @@ export const vexRoutes: RouteDefinition[] = [
     tag: "Vulnerabilities",
     scope: "vulnerabilities:read",
     query: z.object({ format: formatQuery.default("openvex").describe("openvex (default) or cyclonedx") }),
-    success: { status: 200, description: "The VEX document", schema: z.looseObject({}) },
+    success: {
+      status: 200,
+      description: "The VEX document",
+      schema: z.looseObject({}),
+      alsoAs: [CYCLONEDX_MEDIA_TYPE],
+    },
     errors: [400, 404],
     async handle(ctx, svc) {
       const { format } = parseInput(

@@ -18,6 +18,10 @@ export function WebhookView({ id }: { id: string }) {
   const [redelivery, redeliver] = useRedeliver();
   const [done, setDone] = useState<string | null>(null);
   const webhook = result.data?.webhook;
+  // Events with a delivery still pending: redelivering them is refused until it is sent or given up.
+  const queued = new Set(
+    webhook?.deliveries.edges.filter(({ node }) => node.status === "PENDING").map(({ node }) => node.eventId),
+  );
 
   const again = async (delivery: WebhookDelivery) => {
     setDone(null);
@@ -106,15 +110,20 @@ export function WebhookView({ id }: { id: string }) {
                     )}
                   </td>
                   <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={redelivery.fetching}
-                      onClick={() => again(d)}
-                      aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}
-                    >
-                      Redeliver
-                    </button>
+                    {queued.has(d.eventId) ? (
+                      // The service refuses another copy (409) while one is pending.
+                      <span class={styles.hint}>queued: a copy is pending</span>
+                    ) : (
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={redelivery.fetching}
+                        onClick={() => again(d)}
+                        aria-label={`Redeliver ${eventName(d.eventType)} ${d.eventId}`}
+                      >
+                        Redeliver
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
