@@ -140,13 +140,25 @@ export const httpUrlField = z
 
 export const severityField = z.enum(["low", "medium", "high", "critical"]);
 
+/** The first instant Postgres and RFC 3339 share: RFC 3339 writes a year 0000, which Postgres has not. */
+export const EARLIEST_INSTANT = new Date("0001-01-01T00:00:00Z");
+
+/** `days` before `to`, or the earliest instant if that is before it. */
+export const daysBefore = (to: Date, days: number): Date =>
+  new Date(Math.max(EARLIEST_INSTANT.getTime(), to.getTime() - days * 86_400_000));
+
 /** An instant of a query: ISO 8601 text with a time zone (REST), or already a date (GraphQL's DateTime). */
-export const instantField = z.union([
-  z.date(),
-  z.iso
-    .datetime({ offset: true, error: "Must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" })
-    .transform((s) => new Date(s)),
-]);
+export const instantField = z
+  .union([
+    z.date(),
+    z.iso
+      .datetime({ offset: true, error: "Must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" })
+      .transform((s) => new Date(s)),
+  ])
+  .refine(
+    (d) => d.getTime() >= EARLIEST_INSTANT.getTime() && d.getUTCFullYear() <= 9999,
+    "Must be between 0001-01-01T00:00:00Z and the end of 9999",
+  );
 export type Severity = z.infer<typeof severityField>;
 
 /** Severities from least to most severe: the one order policies and subscriptions compare by. */

@@ -22,16 +22,18 @@ export const turnAtOnce: ReplayRest = () => new Promise((resolve) => setImmediat
 
 /**
  * One rest for all the replays of an instance, whose live subscribers last got an event at
- * `lastLiveAt()` (performance.now()); `wait` is how it waits (timers, unless a test looks).
+ * `lastLiveAt()` (performance.now()); `wait` is how it waits and `clock` what time it is (timers
+ * and performance.now(), unless a test looks).
  */
 export function restBesideLive(
   lastLiveAt: () => number,
   wait: (ms: number) => Promise<void> = (ms) => delay(ms),
+  clock: () => number = () => performance.now(),
 ): ReplayRest {
   /** When the replays have rested long enough for the slices they have run. */
   let rested = 0;
   return (busyMs) => {
-    const now = performance.now();
+    const now = clock();
     if (now - lastLiveAt() > LIVE_WINDOW_MS) return turnAtOnce(busyMs);
     rested = Math.max(rested, now) + busyMs * (1 / REPLAY_SHARE - 1);
     return wait(Math.ceil(rested - now)); // timers truncate fractions

@@ -90,10 +90,13 @@ function withReadOnly(schema: JsonSchema, fields: readonly string[] | undefined)
 
 /**
  * Drops what zod writes that tells a client nothing: the regex it checks date-times with (beside
- * `format: date-time`, which says it), and ±2^53-1 bounds on every integer. A URL's pattern is
+ * `format: date-time`, which says it), and ±2^53-1 bounds on every integer; and says what a date
+ * is as text (zod cannot represent a Date in JSON Schema). A URL's pattern is
  * ours (absoluteUrlPattern): `format: uri` alone allows any scheme.
  */
-function withoutNoise({ jsonSchema: s }: { jsonSchema: JsonSchema }): void {
+function withoutNoise({ zodSchema, jsonSchema: s }: { zodSchema: z.core.$ZodTypes; jsonSchema: JsonSchema }): void {
+  // A date a query or body carries is ISO 8601 text (GraphQL's DateTime is the Date itself).
+  if (zodSchema._zod.def.type === "date") Object.assign(s, { type: "string", format: "date-time" });
   if (typeof s.format === "string" && s.format !== "uri" && "pattern" in s) delete s.pattern;
   if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
   if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;

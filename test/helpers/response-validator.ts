@@ -18,7 +18,9 @@ export class ResponseBreaksDocument extends Error {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-export function responseValidator(doc: Document) {
+/** `document`: an OpenAPI 3.1 document, as buildOpenApi makes it. */
+export function responseValidator(document: object) {
+  const doc = document as Document;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats.default(ajv);
   ajv.addSchema({ ...doc, $id: "openapi.json" });

@@ -105,3 +105,72 @@ describe.each(CASES)("$method $template", (c) => {
     expect(accepted).toEqual([]);
   });
 });
+
+/** The rule their descriptions state for `from`: before `to`, which defaults to now. */
+const fromBeforeTo = (q: Record<string, string>) =>
+  q.from === undefined || Date.parse(q.from) < (q.to === undefined ? Date.now() : Date.parse(q.to));
+
+const BUCKET_HOURS: Record<string, number> = { hour: 1, day: 24, week: 168 };
+/** And the trend's: the range holds at most 366 points of its bucket (from defaults to 30 days before `to`). */
+const atMost366Points = (q: Record<string, string>) => {
+  const to = q.to === undefined ? Date.now() : Date.parse(q.to);
+  const from = q.from === undefined ? to - 30 * 86_400_000 : Date.parse(q.from);
+  return fromBeforeTo(q) && (to - from) / 3_600_000 / BUCKET_HOURS[q.bucket ?? "day"]! <= 366;
+};
+
+/** Operations that read, with the query parameters the document describes (cursors are opaque: not made up). */
+const QUERIES: {
+  template: string;
+  path: () => string;
+  prose?: (q: Record<string, string>) => boolean;
+  also?: number[];
+}[] = [
+  { template: "/applications", path: () => "/applications" },
+  { template: "/applications/{id}/scans", path: () => `/applications/${ids.applications[0]}/scans` },
+  {
+    template: "/applications/{id}/vulnerabilities",
+    path: () => `/applications/${ids.applications[0]}/vulnerabilities`,
+  },
+  {
+    template: "/applications/{id}/vulnerability-trend",
+    path: () => `/applications/${ids.applications[0]}/vulnerability-trend`,
+    prose: atMost366Points,
+  },
+  // An applicationId that names none is 404, as declared.
+  { template: "/remediation-metrics", path: () => "/remediation-metrics", prose: fromBeforeTo, also: [404] },
+  { template: "/policies", path: () => "/policies" },
+  { template: "/webhooks", path: () => "/webhooks" },
+  { template: "/events", path: () => "/events" },
+];
+const OPAQUE = new Set(["cursor", "after"]);
+
+describe.each(QUERIES)("GET $template", (q) => {
+  it("takes every query the document allows", async () => {
+    const parameters = (doc.paths[q.template].get.parameters as { name: string; in: string; schema: Schema }[]).filter(
+      (p) => p.in === "query" && !OPAQUE.has(p.name),
+    );
+    const queries = fc.record(
+      Object.fromEntries(parameters.map((p) => [p.name, allowedBy(p.schema, { doc }).map(String)])),
+      { requiredKeys: [] },
+    ) as fc.Arbitrary<Record<string, string>>;
+    await fc.assert(
+      fc.asyncProperty(q.prose ? queries.filter(q.prose) : queries, async (query) => {
+        const url = `${q.path()}?${new URLSearchParams(query)}`;
+        const res = await t.request("GET", url);
+        if (res.status >= 400 && !q.also?.includes(res.status)) throw new Error(`GET ${url} answered ${shown(res)}`);
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    );
+  });
+});
+
+it("answers an instant RFC 3339 writes but Postgres has not (year 0000) with 400, and clamps a default before year 1", async () => {
+  const trend = `/applications/${ids.applications[0]}/vulnerability-trend`;
+  const zero = await t.request("GET", `${trend}?to=0000-06-01T00:00:00Z`);
+  expect(zero.status).toBe(400);
+  expect(zero.body.errors).toEqual([{ path: "to", message: expect.stringContaining("0001-01-01") }]);
+  const early = await t.request("GET", `${trend}?to=0001-01-05T00:00:00Z`);
+  expect(early.status).toBe(200);
+  expect(early.body.from).toBe("0001-01-01T00:00:00.000Z");
+  expect((await t.request("GET", "/remediation-metrics?to=0001-01-05T00:00:00Z")).status).toBe(200);
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isId } from "../../ids.ts";
+import { ID_PATTERN, isId } from "../../ids.ts";
 import { nameField, severityField } from "../validation.ts";
 
 export const POLICY_ACTIONS = ["allow", "block", "monitor"] as const;
@@ -7,6 +7,7 @@ export const POLICY_ACTIONS = ["allow", "block", "monitor"] as const;
 const applicationIdField = z
   .string()
   .refine(isId, "Must be an application id")
+  .meta({ format: "uuid", pattern: ID_PATTERN })
   .transform((id) => id.toLowerCase());
 
 // Absent or null applicationIds: every application; an array (even empty): exactly those.

@@ -10,7 +10,7 @@ import { invalid, notFound } from "../../errors.ts";
 import { isId } from "../../ids.ts";
 import { viewerTeams } from "../access/viewer.ts";
 import type { ServiceContext } from "../context.ts";
-import { instantField as instant, parseInput, severityField } from "../validation.ts";
+import { daysBefore, instantField as instant, parseInput, severityField } from "../validation.ts";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 90;
@@ -27,7 +27,7 @@ export const AGE_BINS = [
 ] as const;
 
 export const remediationQuerySchema = z.strictObject({
-  from: instant.optional().describe(`Start of the period; default ${DEFAULT_DAYS} days before \`to\``),
+  from: instant.optional().describe(`Start of the period, before \`to\`; default ${DEFAULT_DAYS} days before \`to\``),
   to: instant.optional().describe("End of the period; default now"),
   applicationId: z.string().optional().describe("One application's metrics"),
   owner: z.string().min(1).optional().describe("One team's metrics: its applications (by owner)"),
@@ -135,7 +135,7 @@ export async function remediationMetrics(
     "Query",
   );
   const to = query.to ?? new Date();
-  const from = query.from ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
+  const from = query.from ?? daysBefore(to, DEFAULT_DAYS);
   if (from.getTime() >= to.getTime())
     throw invalid("Query is invalid", [{ path: "from", message: "Must be before `to`" }]);
   if (query.applicationId !== undefined && !isId(query.applicationId)) throw notFound("Application");

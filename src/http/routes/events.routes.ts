@@ -1,3 +1,4 @@
+import { ID_PATTERN } from "../../ids.ts";
 import { z } from "zod";
 import { eventViewSchema } from "../../domain/events/event.view.ts";
 import { EVENT_READ_SCOPES, readEventsJson } from "../../domain/events/event-log.service.ts";
@@ -5,6 +6,10 @@ import { EVENT_TYPES, isEventType, type EventType } from "../../events/catalog.t
 import { invalid } from "../../errors.ts";
 import { pageQueryShape, sendJsonArray, singleQuery } from "../list-response.ts";
 import type { RouteDefinition } from "../route.ts";
+
+const oneType = `(?:${EVENT_TYPES.map((t) => t.replaceAll(".", "\\.")).join("|")})`;
+/** What parseTypes takes, for the document: known types, comma-separated, spaces around them allowed. */
+const typesPattern = `^\\s*${oneType}\\s*(?:,\\s*${oneType}\\s*)*$`;
 
 /** `types=scan.completed,policy.violated`: a comma-separated list of known event types. */
 function parseTypes(value: string | undefined): EventType[] | undefined {
@@ -39,9 +44,14 @@ export const eventRoutes: RouteDefinition[] = [
         .describe("A cursor: only events committed after it; from the oldest kept when absent"),
       types: z
         .string()
+        .meta({ pattern: typesPattern })
         .optional()
         .describe(`Comma-separated event types (${EVENT_TYPES.join(", ")}); every type the token may read when absent`),
-      applicationId: z.string().optional().describe("Only events about this application"),
+      applicationId: z
+        .string()
+        .meta({ format: "uuid", pattern: ID_PATTERN })
+        .optional()
+        .describe("Only events about this application"),
       limit: pageQueryShape.limit,
     }),
     success: {
