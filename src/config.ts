@@ -143,7 +143,7 @@ const envSchema = z.object({
   /** Non-public hosts and networks scan targets may reach all the same. */
   SCAN_TARGET_ALLOW: targetAllowList.prefault(""),
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto count: a number of hops, or addresses and CIDRs. */
-  TRUST_PROXY: trustProxy.prefault(""),
+  TRUST_PROXY: trustProxy.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(1, 600_000).default(10_000),
   WEBHOOK_RETRY_INITIAL_MS: int(1).default(10_000),

@@ -124,12 +124,13 @@ export const absoluteUrlPattern = (scheme: "http(s)" | "https", { credentials = 
   `^[Hh][Tt][Tt][Pp]${scheme === "https" ? "[Ss]" : "[Ss]?"}://[^\\s/?#${credentials ? "" : "@"}]+(?:[/?#]|$)`;
 
 const HTTP_URL = absoluteUrlPattern("http(s)");
+const HTTP_URL_START = new RegExp(HTTP_URL);
 
 export const httpUrlField = z
   .string()
   .max(2048, "Must be at most 2048 characters")
   .refine((s) => {
-    if (!new RegExp(HTTP_URL).test(s)) return false;
+    if (!HTTP_URL_START.test(s)) return false;
     try {
       return new URL(s).hostname !== "";
     } catch {

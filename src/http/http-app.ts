@@ -17,7 +17,7 @@ import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { problem } from "./problem.ts";
-import { forwardedRequest, TRUST_NOBODY, type TrustProxy } from "./trusted-proxies.ts";
+import { forwardedRequest, type TrustProxy } from "./trusted-proxies.ts";
 import { mountRoutes, protectedRouteMatcher, type RouteDefinition } from "./route.ts";
 
 export interface HttpAppDeps {
@@ -46,7 +46,7 @@ export function createHttpApp(deps: HttpAppDeps): { koa: Koa; router: Router } {
   const router = new Router({ sensitive: true, strict: true });
   mountRoutes(router, deps.routes, deps.serviceContext, deps.health);
 
-  koa.use(forwardedRequest(deps.trustProxy ?? TRUST_NOBODY));
+  if (deps.trustProxy) koa.use(forwardedRequest(deps.trustProxy));
   koa.use(securityHeaders());
   koa.use(requestContext(deps.log, deps.metrics));
   koa.use(errorHandler(deps.health));

@@ -54,12 +54,15 @@ export interface RouteDefinition {
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ":$1");
 
+/** The paths an OpenAPI-style path names, matched exactly (case and trailing slash), as the router does. */
+export function pathPattern(openApiPath: string): RegExp {
+  const escaped = openApiPath.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${escaped.replace(/\{\w+\}/g, "[^/]+")}$`);
+}
+
 /** Whether a method and path (matched exactly, as the router does) name a route that needs a token. */
 export function protectedRouteMatcher(routes: readonly RouteDefinition[]): (method: string, path: string) => boolean {
-  const escaped = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
-  const patterns = routes
-    .filter((r) => !r.public)
-    .map((r) => ({ method: r.method, path: new RegExp(`^${escaped(r.path).replace(/\{\w+\}/g, "[^/]+")}$`) }));
+  const patterns = routes.filter((r) => !r.public).map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   return (method, path) => {
     const asked = method === "HEAD" ? "GET" : method;
     return patterns.some((p) => p.method === asked && p.path.test(path));

@@ -9,12 +9,13 @@ import proxyaddr from "proxy-addr";
 /** Whether the peer at `address`, `hop` steps from the service (0: the socket's), is a trusted proxy. */
 export type TrustProxy = (address: string, hop: number) => boolean;
 
-export const TRUST_NOBODY: TrustProxy = () => false;
-
-/** "" (nobody), a number of hops ("1": the load balancer in front), or addresses, CIDRs and proxy-addr's names. */
-export function parseTrustProxy(value: string): TrustProxy {
+/**
+ * A number of hops ("1": the load balancer in front), or addresses, CIDRs and proxy-addr's names;
+ * undefined for nobody ("" or "0"), when the socket alone tells.
+ */
+export function parseTrustProxy(value: string): TrustProxy | undefined {
   const setting = value.trim();
-  if (setting === "" || setting === "0") return TRUST_NOBODY;
+  if (setting === "" || setting === "0") return undefined;
   if (/^\d+$/.test(setting)) {
     const hops = Number(setting);
     return (_address, hop) => hop < hops;
@@ -43,7 +44,6 @@ export function forwardedRequest(trust: TrustProxy): Koa.Middleware {
   };
 }
 
-/** The protocol the client used: the socket's, or a trusted proxy's X-Forwarded-Proto. */
-export const requestProtocol = (ctx: Koa.Context): "http" | "https" =>
-  ((ctx.state as Record<symbol, unknown>)[PROTOCOL] as "http" | "https" | undefined) ??
-  forwardedProtocol(ctx.req, TRUST_NOBODY);
+/** The protocol the client used: a trusted proxy's X-Forwarded-Proto, or the socket's (Koa's, trusting no proxy). */
+export const requestProtocol = (ctx: Koa.Context): string =>
+  ((ctx.state as Record<symbol, unknown>)[PROTOCOL] as string | undefined) ?? ctx.protocol;

@@ -3,6 +3,7 @@
 // declared schema. So a new route, or a changed answer, is covered without anyone adding a test.
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { pathPattern } from "../../src/http/route.ts";
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
@@ -27,7 +28,7 @@ export function responseValidator(document: object) {
   const compiled = new Map<string, ValidateFunction>();
   const templates = Object.keys(doc.paths).map((template) => ({
     template,
-    pattern: new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`),
+    pattern: pathPattern(template),
   }));
 
   return function check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {

@@ -9,6 +9,7 @@ export const SECRET_MASK = "********";
 export const SETTABLE_STATUSES = ["active", "disabled"] as const;
 
 const HTTPS_URL = absoluteUrlPattern("https", { credentials: false });
+const HTTPS_URL_START = new RegExp(HTTPS_URL);
 
 // https only, no credentials; literal loopback/private addresses refused unless the deployment allows them.
 const urlField = (allowPrivateTargets: boolean) =>
@@ -17,7 +18,7 @@ const urlField = (allowPrivateTargets: boolean) =>
     .min(1, "Must not be empty")
     .max(2048, "Must be at most 2048 characters")
     .superRefine((url, ctx) => {
-      const problem = new RegExp(HTTPS_URL).test(url)
+      const problem = HTTPS_URL_START.test(url)
         ? checkWebhookUrl(url, { allowPrivateTargets })
         : "url must be an absolute https:// URL without credentials";
       if (problem) ctx.addIssue({ code: "custom", message: problem });
